@@ -1,0 +1,1 @@
+"""Original adapter path ``npu_bridge.estimator``: a namespace of shims."""

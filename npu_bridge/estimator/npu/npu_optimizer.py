@@ -1,0 +1,1 @@
+"""Shim for the original path ``npu_bridge.estimator.npu.npu_optimizer``."""

@@ -1,0 +1,1 @@
+"""Original adapter path ``npu_bridge.hccl``: collective ops over ranks."""

@@ -1,0 +1,215 @@
+"""Collective ops across ranks, built on ``tensorflow.python.ops.collective_ops``.
+
+All ranks build the same graphs in the same order, so a process-wide counter
+hands every collective the same instance key on every rank without talking to
+anyone.  Keys are never reused, even across graphs: the collective runtime
+caches instance parameters (shape, type) per key for the life of the server.
+
+Inside a ``while_v2`` loop (the iterations_per_loop device loop) the same op
+runs many times in one Session.run; TensorFlow lowers the loop to frames and
+keys each execution by (instance key, frame, iteration), so one key per op is
+enough there too (tests/test_distributed_loop.py checks it).
+
+Fusion: ``fused_allreduce`` flattens and concatenates same-dtype tensors so a
+step costs one collective per dtype instead of one per variable.
+
+Everything here returns its input unchanged when single-process.
+"""
+
+import itertools
+import threading
+
+import tensorflow as tf
+from tensorflow.python.ops import collective_ops
+
+from npu_bridge.distributed import runtime
+
+WORLD_GROUP = "hccl_world_group"
+_WORLD_GROUP_KEY = 1
+_FIRST_INSTANCE_KEY = 1000
+
+_key_lock = threading.Lock()
+_keys = itertools.count(_FIRST_INSTANCE_KEY)
+
+# reduction name -> (merge_op, final_op) of CollectiveReduce
+_REDUCTIONS = {
+    "sum": ("Add", "Id"),
+    "mean": ("Add", "Div"),
+    "max": ("Max", "Id"),
+    "min": ("Min", "Id"),
+    "prod": ("Mul", "Id"),
+}
+
+# dtypes the CPU/GPU collective kernels accept as they are
+_NATIVE = (tf.float16, tf.bfloat16, tf.float32, tf.float64, tf.int32, tf.int64)
+
+
+def next_instance_key():
+    """A fresh instance key, identical on every rank given identical graph building."""
+    with _key_lock:
+        return next(_keys)
+
+
+def _group_key(group):
+    if group not in (None, WORLD_GROUP):
+        raise ValueError("group must be %r (the only group we create), got %r"
+                         % (WORLD_GROUP, group))
+    return _WORLD_GROUP_KEY
+
+
+def _rank_size():
+    return runtime.rank_info().rank_size
+
+
+def _check_reduction(reduction):
+    if reduction not in _REDUCTIONS:
+        raise ValueError("reduction must be one of %s, got %r"
+                         % (sorted(_REDUCTIONS), reduction))
+    return _REDUCTIONS[reduction]
+
+
+def _to_native(tensor):
+    """(tensor castable for collectives, dtype to cast back to or None)."""
+    if tensor.dtype in _NATIVE:
+        return tensor, None
+    if tensor.dtype == tf.bool or tensor.dtype.is_integer:
+        return tf.cast(tensor, tf.int64), tensor.dtype
+    raise TypeError("collectives support numeric and bool tensors, got %s for %s"
+                    % (tensor.dtype.name, tensor.name))
+
+
+def allreduce(tensor, reduction="sum", group=WORLD_GROUP):
+    """Reduces one tensor over all ranks with reduction sum/mean/max/min/prod."""
+    merge_op, final_op = _check_reduction(reduction)
+    group_key = _group_key(group)
+    tensor = tf.convert_to_tensor(tensor)
+    size = _rank_size()
+    if size == 1:
+        return tf.identity(tensor)
+    value, back = _to_native(tensor)
+    out = collective_ops.all_reduce(
+        value, group_size=size, group_key=group_key,
+        instance_key=next_instance_key(), merge_op=merge_op, final_op=final_op)
+    return tf.cast(out, back) if back is not None else out
+
+
+def fused_allreduce(tensors, reduction="sum", group=WORLD_GROUP):
+    """All-reduces a list of tensors with one collective per dtype.
+
+    Same-dtype tensors are flattened and concatenated, reduced once, then
+    split and reshaped back.  Needs fully defined shapes for the split; any
+    tensor without one is reduced on its own.
+    """
+    _check_reduction(reduction)
+    tensors = [tf.convert_to_tensor(t) for t in tensors]
+    if _rank_size() == 1:
+        return [tf.identity(t) for t in tensors]
+    out = [None] * len(tensors)
+    buckets = {}
+    for i, t in enumerate(tensors):
+        if t.shape.is_fully_defined():
+            buckets.setdefault(t.dtype, []).append(i)
+        else:
+            out[i] = allreduce(t, reduction, group)
+    for dtype in sorted(buckets, key=lambda d: d.name):
+        idx = buckets[dtype]
+        if len(idx) == 1:
+            out[idx[0]] = allreduce(tensors[idx[0]], reduction, group)
+            continue
+        flat = tf.concat([tf.reshape(tensors[i], [-1]) for i in idx], axis=0)
+        reduced = allreduce(flat, reduction, group)
+        sizes = [tensors[i].shape.num_elements() for i in idx]
+        for i, part in zip(idx, tf.split(reduced, sizes)):
+            out[i] = tf.reshape(part, tensors[i].shape)
+    return out
+
+
+def allreduce_flag_all(flag):
+    """True on every rank iff ``flag`` (a bool scalar) is True on all ranks.
+
+    For loss scaling: every rank must take the same skip/apply decision, so
+    the "all gradients finite" flag is reduced with min over 0/1 values.
+    """
+    flag = tf.convert_to_tensor(flag)
+    if flag.dtype != tf.bool:
+        raise TypeError("allreduce_flag_all expects a bool tensor, got %s" % flag.dtype.name)
+    if _rank_size() == 1:
+        return tf.identity(flag)
+    as_int = tf.cast(flag, tf.int32)
+    return tf.cast(allreduce(as_int, "min"), tf.bool)
+
+
+def allgather(tensor, group=WORLD_GROUP):
+    """Concatenates every rank's tensor along dimension 0, in rank order."""
+    group_key = _group_key(group)
+    tensor = tf.convert_to_tensor(tensor)
+    size = _rank_size()
+    if size == 1:
+        return tf.identity(tensor)
+    value, back = _to_native(tensor)
+    if value.shape.rank == 0:
+        value = tf.reshape(value, [1])
+    out = collective_ops.all_gather(value, group_size=size, group_key=group_key,
+                                    instance_key=next_instance_key())
+    return tf.cast(out, back) if back is not None else out
+
+
+def reduce_scatter(tensor, reduction="sum", group=WORLD_GROUP):
+    """Reduces over ranks, then keeps this rank's 1/rank_size slice of dimension 0."""
+    tensor = tf.convert_to_tensor(tensor)
+    size = _rank_size()
+    dim0 = tensor.shape[0] if tensor.shape.rank else None
+    if dim0 is not None and dim0 % size:
+        raise ValueError("reduce_scatter needs dimension 0 (%d) divisible by rank_size (%d)"
+                         % (dim0, size))
+    reduced = allreduce(tensor, reduction, group)
+    if size == 1:
+        return reduced
+    chunk = tf.shape(reduced)[0] // size
+    return reduced[runtime.rank_info().rank_id * chunk:][:chunk]
+
+
+def _broadcast_one(tensor, root_rank, group_key):
+    size = _rank_size()
+    value, back = _to_native(tensor)
+    if not value.shape.is_fully_defined():
+        raise ValueError("broadcast needs a fully defined shape, got %s for %s"
+                         % (value.shape, tensor.name))
+    key = next_instance_key()
+    if runtime.rank_info().rank_id == root_rank:
+        # the send op outputs its input: using it orders readers after the send
+        out = collective_ops.broadcast_send(value, value.shape, value.dtype, size,
+                                            group_key, key)
+    else:
+        out = collective_ops.broadcast_recv(value.shape, value.dtype, size,
+                                            group_key, key)
+    return tf.cast(out, back) if back is not None else out
+
+
+def broadcast(tensors, root_rank=0, group=WORLD_GROUP):
+    """Every rank gets root_rank's values; fused into one collective per dtype.
+
+    ``tensors`` is a tensor or a list of tensors (the original takes a list);
+    the result has the same form.
+    """
+    group_key = _group_key(group)
+    single = not isinstance(tensors, (list, tuple))
+    tensors = [tf.convert_to_tensor(t) for t in ([tensors] if single else tensors)]
+    size = _rank_size()
+    if not isinstance(root_rank, int) or not 0 <= root_rank < size:
+        raise ValueError("root_rank must be an int in [0, %d), got %r" % (size, root_rank))
+    if size == 1:
+        out = [tf.identity(t) for t in tensors]
+        return out[0] if single else out
+    out = [None] * len(tensors)
+    buckets = {}
+    for i, t in enumerate(tensors):
+        buckets.setdefault(t.dtype, []).append(i)
+    for dtype in sorted(buckets, key=lambda d: d.name):
+        idx = buckets[dtype]
+        flat = tf.concat([tf.reshape(tensors[i], [-1]) for i in idx], axis=0)
+        got = _broadcast_one(flat, root_rank, group_key)
+        sizes = [tensors[i].shape.num_elements() for i in idx]
+        for i, part in zip(idx, tf.split(got, sizes)):
+            out[i] = tf.reshape(part, tensors[i].shape)
+    return out[0] if single else out

@@ -1,0 +1,164 @@
+"""Start N ranks of a script on this machine: ``python -m npu_bridge.launch -n 2 train.py args``.
+
+Each rank is a child process in its own process group, with ``RANK_SIZE``,
+``RANK_ID``, ``DEVICE_ID`` and ``NPU_BRIDGE_HOSTS`` (free ports on the chosen
+host) set.  Output lines are prefixed ``[rank N]``.  Collectives wait forever
+for a missing peer, so as soon as one rank fails the launcher stops all the
+others (SIGTERM, then SIGKILL after a grace period) and exits non-zero.
+Ctrl-C / SIGTERM to the launcher stop every rank the same way.
+"""
+
+import argparse
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+from npu_bridge.distributed.runtime import HOSTS_ENV
+
+GRACE_SECONDS = 5.0
+
+
+def free_ports(count, host="127.0.0.1"):
+    """``count`` distinct ports that were free on ``host`` a moment ago."""
+    socks = []
+    try:
+        for _ in range(count):
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            sock.bind((host, 0))
+            socks.append(sock)
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for sock in socks:
+            sock.close()
+
+
+def rank_env(base, rank, hosts):
+    """Environment of one rank; TF_CONFIG is dropped so it cannot disagree."""
+    env = dict(base)
+    env.pop("TF_CONFIG", None)
+    env.update({"RANK_SIZE": str(len(hosts)), "RANK_ID": str(rank),
+                "DEVICE_ID": str(rank), HOSTS_ENV: ",".join(hosts),
+                "PYTHONUNBUFFERED": "1"})
+    return env
+
+
+def _pump(rank, stream, out, lock):
+    prefix = "[rank %d] " % rank
+    for line in iter(stream.readline, ""):
+        with lock:
+            out.write(prefix + line if line.endswith("\n") else prefix + line + "\n")
+            out.flush()
+    stream.close()
+
+
+def _signal_group(proc, sig):
+    try:
+        os.killpg(proc.pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def stop_all(procs, grace=GRACE_SECONDS):
+    """SIGTERM every rank's process group, SIGKILL what is left after ``grace``."""
+    for proc in procs:
+        _signal_group(proc, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    for proc in procs:
+        try:
+            proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            pass
+    for proc in procs:
+        _signal_group(proc, signal.SIGKILL)  # also reaps leftover children
+        proc.wait()
+
+
+def _exit_code(returncode):
+    return 128 - returncode if returncode < 0 else returncode
+
+
+def run(command, nproc, host="127.0.0.1", out=None, grace=GRACE_SECONDS):
+    """Runs ``command`` (argv list) as ``nproc`` ranks; returns the exit code."""
+    if nproc < 1:
+        raise ValueError("-n/--nproc must be >= 1, got %d" % nproc)
+    out = out or sys.stdout
+    hosts = ["%s:%d" % (host, port) for port in free_ports(nproc, host)]
+    lock = threading.Lock()
+    procs, pumps = [], []
+    stopping = {"signal": None}
+
+    def on_signal(signum, _frame):
+        stopping["signal"] = signum
+
+    old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        for rank in range(nproc):
+            proc = subprocess.Popen(
+                command, env=rank_env(os.environ, rank, hosts),
+                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                start_new_session=True)
+            procs.append(proc)
+            pump = threading.Thread(target=_pump, args=(rank, proc.stdout, out, lock),
+                                    daemon=True)
+            pump.start()
+            pumps.append(pump)
+        code = 0
+        while True:
+            if stopping["signal"] is not None:
+                code = 128 + stopping["signal"]
+                _say(out, lock, "launcher: got signal %d, stopping all ranks" % stopping["signal"])
+                break
+            failed = [(r, p.returncode) for r, p in enumerate(procs)
+                      if p.poll() is not None and p.returncode != 0]
+            if failed:
+                rank, rc = failed[0]
+                code = _exit_code(rc)
+                _say(out, lock, "launcher: rank %d exited with %d, stopping the others"
+                     % (rank, rc))
+                break
+            if all(p.returncode is not None for p in procs):
+                break
+            time.sleep(0.05)
+        return code
+    finally:
+        stop_all(procs, grace)
+        for pump in pumps:
+            pump.join(timeout=2.0)
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+
+
+def _say(out, lock, text):
+    with lock:
+        out.write(text + "\n")
+        out.flush()
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(
+        prog="npu-bridge-launch",
+        description="Run a script as N data-parallel ranks on this machine.")
+    parser.add_argument("-n", "--nproc", type=int, required=True, help="number of ranks")
+    parser.add_argument("--host", default="127.0.0.1", help="address the ranks listen on")
+    parser.add_argument("--grace", type=float, default=GRACE_SECONDS,
+                        help="seconds between SIGTERM and SIGKILL when stopping ranks")
+    parser.add_argument("script", help="python script to run (or -m module)")
+    parser.add_argument("args", nargs=argparse.REMAINDER)
+    return parser.parse_args(argv)
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    if args.script == "-m":
+        command = [sys.executable, "-m"] + args.args
+    else:
+        command = [sys.executable, args.script] + args.args
+    return run(command, args.nproc, args.host, grace=args.grace)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

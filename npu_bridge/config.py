@@ -1,0 +1,194 @@
+"""NPURunConfig and the small config records the original adapter's scripts pass to it.
+
+Everything that changes how training runs here (iterations_per_loop, model_dir,
+checkpoint and summary cadence, session_config, precision_mode) is honoured.
+Options that only steer Ascend's graph compiler, profiler or memory planner
+are accepted so migrated scripts keep working, and logged once as having no
+effect here; none is silently reinterpreted.
+"""
+
+import tensorflow as tf
+from tensorflow_estimator.python.estimator import run_config as run_config_lib
+
+PRECISION_MODES = ("allow_fp32_to_fp16", "force_fp16", "must_keep_origin_dtype",
+                   "allow_mix_precision")
+
+
+def _check_bool(name, value):
+    if not isinstance(value, bool):
+        raise TypeError("%s must be True or False; got %r." % (name, value))
+
+
+def _check_positive_int(name, value):
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError("%s must be a positive int; got %s %r."
+                        % (name, type(value).__name__, value))
+    if value <= 0:
+        raise ValueError("%s must be a positive int; got %d." % (name, value))
+
+
+class ProfilingConfig(object):
+    """Ascend profiler switch; recorded, no effect on CPU/GPU."""
+
+    def __init__(self, enable_profiling=False, profiling_options=None):
+        _check_bool("ProfilingConfig enable_profiling", enable_profiling)
+        self._enable_profiling = enable_profiling
+        self._profiling_options = profiling_options
+
+
+class DumpConfig(object):
+    """Ascend operator dump switch; recorded, no effect on CPU/GPU."""
+
+    def __init__(self, enable_dump=False, dump_path=None, dump_step=None,
+                 dump_mode="output", enable_dump_debug=False, dump_debug_mode="all"):
+        _check_bool("DumpConfig enable_dump", enable_dump)
+        _check_bool("DumpConfig enable_dump_debug", enable_dump_debug)
+        if dump_mode not in ("input", "output", "all"):
+            raise ValueError("DumpConfig dump_mode must be 'input', 'output' or 'all'; got %r."
+                             % (dump_mode,))
+        self._enable_dump = enable_dump
+        self._dump_path = dump_path
+        self._dump_step = dump_step
+        self._dump_mode = dump_mode
+        self._enable_dump_debug = enable_dump_debug
+        self._dump_debug_mode = dump_debug_mode
+
+
+class DynamicInputConfig(object):
+    """Ascend dynamic-shape gears; recorded, no effect (TensorFlow handles shapes itself)."""
+
+    def __init__(self, input_shape, dynamic_dims, dynamic_node_type):
+        self._input_shape = input_shape
+        self._dynamic_dims = dynamic_dims
+        self._dynamic_node_type = dynamic_node_type
+
+
+# name -> default of every option that only means something on Ascend hardware.
+ASCEND_ONLY_DEFAULTS = {
+    "profiling_config": None, "enable_data_pre_proc": True,
+    "enable_reduce_precision": False, "variable_format_optimize": True,
+    "hcom_parallel": False, "graph_memory_max_size": None,
+    "variable_memory_max_size": None, "auto_tune_mode": None, "dump_config": None,
+    "stream_max_parallel_num": None, "is_tailing_optimization": False,
+    "horovod_mode": False, "op_debug_level": 0, "enable_scope_fusion_passes": None,
+    "enable_exception_dump": 0, "op_select_implmode": None,
+    "optypelist_for_implmode": None, "dynamic_input_config": None, "mstune_mode": None,
+    "work_path": None, "buffer_optimize": "l2_optimize", "enable_small_channel": 0,
+    "fusion_switch_file": None, "enable_compress_weight": False,
+    "compress_weight_conf": None, "op_compiler_cache_mode": None,
+    "op_compiler_cache_dir": None, "debug_dir": None, "hcom_multi_mode": False,
+    "dynamic_input": False, "dynamic_graph_execute_mode": "dynamic_execute",
+    "dynamic_inputs_shape_range": None, "local_rank_id": None,
+    "local_device_list": None, "session_device_id": None, "modify_mixlist": None,
+    "distribute": None, "train_distribute": None, "eval_distribute": None,
+}
+
+_logged_ignored = set()
+
+
+def _log_ignored_once(options):
+    fresh = sorted(set(options) - _logged_ignored)
+    if fresh:
+        _logged_ignored.update(fresh)
+        tf.compat.v1.logging.warning(
+            "NPURunConfig: %s only steer(s) Ascend hardware and have no effect on "
+            "CPU/GPU; accepted and ignored. Data parallelism here comes from "
+            "RANK_SIZE/RANK_ID and NPUDistributedOptimizer.", ", ".join(fresh))
+
+
+class NPURunConfig(run_config_lib.RunConfig):
+    """RunConfig with the Ascend adapter's signature.
+
+    ``iterations_per_loop=N`` makes NPUEstimator run N steps inside one
+    ``Session.run`` (an in-graph loop). ``mix_compile_mode=True`` (part of the
+    graph on the host) keeps N at 1, as on Ascend. When neither
+    save_checkpoints_steps nor save_checkpoints_secs is given a checkpoint is
+    written every 100 steps.
+    """
+
+    def __init__(self, iterations_per_loop=1, profiling_config=None, model_dir=None,
+                 tf_random_seed=None, save_summary_steps=0, save_checkpoints_steps=None,
+                 save_checkpoints_secs=None, session_config=None, keep_checkpoint_max=5,
+                 keep_checkpoint_every_n_hours=10000, log_step_count_steps=100,
+                 distribute=None, enable_data_pre_proc=True, precision_mode=None,
+                 enable_reduce_precision=False, variable_format_optimize=True,
+                 mix_compile_mode=False, hcom_parallel=False, graph_memory_max_size=None,
+                 variable_memory_max_size=None, auto_tune_mode=None, dump_config=None,
+                 stream_max_parallel_num=None, is_tailing_optimization=False,
+                 horovod_mode=False, graph_run_mode=1, op_debug_level=0,
+                 enable_scope_fusion_passes=None, enable_exception_dump=0,
+                 op_select_implmode=None, optypelist_for_implmode=None,
+                 dynamic_input_config=None, mstune_mode=None, work_path=None,
+                 buffer_optimize="l2_optimize", enable_small_channel=0,
+                 fusion_switch_file=None, enable_compress_weight=False,
+                 compress_weight_conf=None, op_compiler_cache_mode=None,
+                 op_compiler_cache_dir=None, debug_dir=None, hcom_multi_mode=False,
+                 dynamic_input=False, dynamic_graph_execute_mode="dynamic_execute",
+                 dynamic_inputs_shape_range=None, train_distribute=None,
+                 eval_distribute=None, local_rank_id=None, local_device_list=None,
+                 session_device_id=None, modify_mixlist=None):
+        _check_positive_int("iterations_per_loop", iterations_per_loop)
+        _check_bool("mix_compile_mode", mix_compile_mode)
+        _check_bool("horovod_mode", horovod_mode)
+        if mix_compile_mode and iterations_per_loop != 1:
+            raise ValueError(
+                "mix_compile_mode=True runs part of the graph on the host, so "
+                "iterations_per_loop must be 1; got %d." % iterations_per_loop)
+        if graph_run_mode not in (0, 1):
+            raise ValueError("graph_run_mode must be 0 (inference) or 1 (training); got %r."
+                             % (graph_run_mode,))
+        if dump_config is not None and not isinstance(dump_config, DumpConfig):
+            raise TypeError("dump_config must be a DumpConfig; got %s."
+                            % type(dump_config).__name__)
+        if profiling_config is not None and not isinstance(profiling_config, ProfilingConfig):
+            raise TypeError("profiling_config must be a ProfilingConfig; got %s."
+                            % type(profiling_config).__name__)
+        if dynamic_input_config is not None and not isinstance(
+                dynamic_input_config, DynamicInputConfig):
+            raise TypeError("dynamic_input_config must be a DynamicInputConfig; got %s."
+                            % type(dynamic_input_config).__name__)
+        if precision_mode is not None and precision_mode not in PRECISION_MODES:
+            raise ValueError("precision_mode must be one of %s; got %r."
+                             % (", ".join(PRECISION_MODES), precision_mode))
+        if save_checkpoints_steps is None and save_checkpoints_secs is None:
+            save_checkpoints_steps = 100
+
+        given = dict(locals())
+        ignored = [name for name, default in ASCEND_ONLY_DEFAULTS.items()
+                   if given[name] is not default and given[name] != default]
+        _log_ignored_once(ignored)
+
+        self._iterations_per_loop = iterations_per_loop
+        self._mix_compile_mode = mix_compile_mode
+        self._precision_mode = precision_mode
+        self._graph_run_mode = graph_run_mode
+        self._ascend_options = {name: given[name] for name in ASCEND_ONLY_DEFAULTS}
+
+        super(NPURunConfig, self).__init__(
+            model_dir=model_dir, tf_random_seed=tf_random_seed,
+            save_summary_steps=save_summary_steps,
+            save_checkpoints_steps=save_checkpoints_steps,
+            save_checkpoints_secs=save_checkpoints_secs,
+            session_config=session_config, keep_checkpoint_max=keep_checkpoint_max,
+            keep_checkpoint_every_n_hours=keep_checkpoint_every_n_hours,
+            log_step_count_steps=log_step_count_steps)
+
+    @property
+    def iterations_per_loop(self):
+        return self._iterations_per_loop
+
+    @property
+    def mix_compile_mode(self):
+        return self._mix_compile_mode
+
+    @property
+    def precision_mode(self):
+        return self._precision_mode
+
+    @property
+    def graph_run_mode(self):
+        return self._graph_run_mode
+
+    def ascend_option(self, name):
+        """The value given for an Ascend-only option (kept for scripts that read it back)."""
+        return self._ascend_options[name]

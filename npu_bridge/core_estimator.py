@@ -1,0 +1,143 @@
+"""NPUEstimator: tf.estimator.Estimator with host_call and iterations_per_loop.
+
+What differs from the stock Estimator is only how the graph for one
+``Session.run`` is built (``device_loop.ProgramBuilder``) and the hooks that
+go with it; sessions, checkpoints, hooks and exports are the stock ones.
+"""
+
+import tensorflow as tf
+from tensorflow_estimator.python.estimator import estimator as estimator_lib
+from tensorflow_estimator.python.estimator import model_fn as model_fn_lib
+from tensorflow.python.training import training_util
+
+from npu_bridge import loop_hooks
+from npu_bridge.config import NPURunConfig
+from npu_bridge.device_loop import ProgramBuilder
+from npu_bridge.outfeed import HostCallHook
+
+ModeKeys = model_fn_lib.ModeKeys
+
+
+def _host_hooks(hooks):
+    return [h for h in hooks if isinstance(h, HostCallHook)]
+
+
+def _run_with_host_calls(host_hooks, run):
+    """Run ``run()``; a host_call failure wins over the cancellation it caused."""
+    try:
+        return run()
+    except Exception as error:
+        for hook in host_hooks:
+            if hook.error is not None and hook.error is not error:
+                raise hook.error from error
+        raise
+    finally:
+        for hook in host_hooks:
+            hook.shutdown()
+
+
+class NPUEstimator(estimator_lib.Estimator):
+    """Estimator for model_fns written for Ascend's adapter.
+
+    Args:
+      model_fn: returns an NPUEstimatorSpec (or a plain EstimatorSpec).
+      model_dir: where checkpoints and summaries go; must agree with
+        ``config.model_dir`` when both are given.
+      config: an NPURunConfig (default: ``NPURunConfig()``).
+      params: dict handed to model_fn and input_fn.
+      job_start_file: Ascend job-start marker file; accepted, unused here.
+      warm_start_from: as for tf.estimator.Estimator.
+    """
+
+    def __init__(self, model_fn=None, model_dir=None, config=None, params=None,
+                 job_start_file="", warm_start_from=None):
+        if config is None:
+            config = NPURunConfig()
+        if not isinstance(config, NPURunConfig):
+            raise ValueError("config must be an NPURunConfig; got %s."
+                             % type(config).__name__)
+        if model_dir and config.model_dir and model_dir != config.model_dir:
+            raise ValueError(
+                "model_dir is given twice with different values: %r in NPUEstimator "
+                "and %r in config." % (model_dir, config.model_dir))
+        self._job_start_file = job_start_file
+        super(NPUEstimator, self).__init__(
+            model_fn=model_fn, model_dir=model_dir, config=config, params=params,
+            warm_start_from=warm_start_from)
+
+    def _assert_members_are_not_overridden(self):
+        """NPUEstimator deliberately overrides how train/eval graphs are built."""
+
+    @property
+    def _iterations_per_loop(self):
+        return getattr(self._config, "iterations_per_loop", 1)
+
+    def _builder(self):
+        def call_model_fn(features, labels, mode):
+            return self._call_model_fn(features, labels, mode, self.config)
+        return ProgramBuilder(call_model_fn, self._iterations_per_loop,
+                              checkpoint_every=self._config.save_checkpoints_steps)
+
+    # ---- training -------------------------------------------------------
+
+    def _convert_train_steps_to_hooks(self, steps, max_steps):
+        if steps is None and max_steps is None:
+            return []
+        return [loop_hooks.StepLimitHook(num_steps=steps, last_step=max_steps)]
+
+    def _train_model_default(self, input_fn, hooks, saving_listeners):
+        with tf.Graph().as_default() as graph, graph.device(self._device_fn):
+            tf.compat.v1.random.set_random_seed(self._config.tf_random_seed)
+            global_step = self._create_and_assert_global_step(graph)
+            if global_step is not None:
+                training_util._get_or_create_global_step_read(graph)  # pylint: disable=protected-access
+            program = self._builder().train(self._call_input_fn(input_fn, ModeKeys.TRAIN))
+            worker_hooks = list(program.hooks)
+            if program.looped:
+                if not any(isinstance(h, loop_hooks.StepLimitHook) for h in hooks):
+                    worker_hooks.append(loop_hooks.CheckpointAlignHook())
+                every = self._config.log_step_count_steps
+                if every:
+                    worker_hooks.append(loop_hooks.LoopLoggingHook(program.spec.loss, every))
+                    if self._config.is_chief:
+                        worker_hooks.append(tf.compat.v1.train.StepCounterHook(
+                            every_n_steps=every, output_dir=self._model_dir))
+            return self._train_with_estimator_spec(
+                program.spec, worker_hooks, hooks,
+                tf.compat.v1.train.get_global_step(graph), saving_listeners)
+
+    def _train_with_estimator_spec(self, estimator_spec, worker_hooks, hooks,
+                                   global_step_tensor, saving_listeners):
+        looped = bool(tf.compat.v1.get_collection(loop_hooks.LOOP_ITERATIONS))
+        config = self._config
+        if looped:
+            # Logging and step counting are replaced by step-aware hooks.
+            self._config = config.replace(log_step_count_steps=None)
+        parent = super(NPUEstimator, self)._train_with_estimator_spec
+        try:
+            return _run_with_host_calls(
+                _host_hooks(worker_hooks),
+                lambda: parent(estimator_spec, worker_hooks, hooks,
+                               global_step_tensor, saving_listeners))
+        finally:
+            self._config = config
+
+    # ---- evaluation -----------------------------------------------------
+
+    def _convert_eval_steps_to_hooks(self, steps):
+        if steps is not None and steps <= 0:
+            raise ValueError("Must specify steps > 0, given: {}".format(steps))
+        return [loop_hooks.EvalStepLimitHook(num_evals=steps)]
+
+    def _call_model_fn_eval(self, input_fn, config):
+        program = self._builder().evaluate(self._call_input_fn(input_fn, ModeKeys.EVAL))
+        return (program.spec.scaffold, program.spec.evaluation_hooks, program.hooks,
+                program.update_op, program.eval_dict)
+
+    def _evaluate_run(self, checkpoint_path, scaffold, update_op, eval_dict,
+                      all_hooks, output_dir):
+        parent = super(NPUEstimator, self)._evaluate_run
+        return _run_with_host_calls(
+            _host_hooks(all_hooks),
+            lambda: parent(checkpoint_path, scaffold, update_op, eval_dict,
+                           all_hooks, output_dir))

@@ -1,0 +1,229 @@
+"""Builds the per-run programs: one step (N == 1) or an in-graph loop of N steps.
+
+In the loop, ``model_fn`` is traced once inside a ``while_v2`` body: each
+iteration pulls a batch from the dataset iterator, runs the step and, with a
+host_call, enqueues that step's values to the outfeed. Variables that
+model_fn creates are lifted to the outer graph (TensorFlow does that for
+function bodies), so they exist once. Iterations run strictly one after
+another (``parallel_iterations=1`` and a control edge from every step's ops to
+the loop counter), which keeps results identical to N separate runs.
+
+The loop's results that the Estimator and hooks fetch afterwards (the last
+loss, metric values) are copied into local variables inside the body, because
+tensors of a loop body cannot be fetched from outside.
+"""
+
+import collections
+
+import tensorflow as tf
+from tensorflow.python.ops import while_v2
+from tensorflow_estimator.python.estimator import estimator as estimator_lib
+from tensorflow_estimator.python.estimator import model_fn as model_fn_lib
+from tensorflow_estimator.python.estimator import util as estimator_util
+
+from npu_bridge import loop_hooks
+from npu_bridge.outfeed import HostCallHook, Outfeed
+
+ModeKeys = model_fn_lib.ModeKeys
+
+# What a built program hands back to the estimator.
+Program = collections.namedtuple(
+    "Program", ["spec", "hooks", "update_op", "eval_dict", "looped"])
+
+
+def _is_dataset(result):
+    return isinstance(result, (tf.data.Dataset, tf.compat.v1.data.Dataset))
+
+
+def _host_call(spec):
+    return getattr(spec, "host_call", None)
+
+
+def _mirror(value, name):
+    """A local variable holding ``value``'s latest result, readable after the loop."""
+    value = tf.convert_to_tensor(value)
+    fixed = value.shape.is_fully_defined()
+    with tf.init_scope():
+        shape = value.shape if fixed else []
+        initial = tf.fill(shape, "") if value.dtype == tf.string else tf.zeros(shape, value.dtype)
+        var = tf.compat.v1.Variable(
+            initial, trainable=False, use_resource=True, validate_shape=fixed,
+            collections=[tf.compat.v1.GraphKeys.LOCAL_VARIABLES], name=name)
+    return var, var.assign(value, read_value=False)
+
+
+def _ancestors(ops):
+    seen, stack = set(), list(ops)
+    while stack:
+        op = stack.pop()
+        if op in seen:
+            continue
+        seen.add(op)
+        stack.extend(t.op for t in op.inputs)
+        stack.extend(op.control_inputs)
+    return seen
+
+
+def _read_after(values, update_op):
+    """Make the variable reads behind metric ``values`` wait for this step's update.
+
+    Metric value tensors read their variables without any ordering against the
+    update op; inside a loop body that race would leave a stale value.
+    """
+    before_update = _ancestors([update_op])
+    for op in _ancestors([tf.convert_to_tensor(v).op for v in values]):
+        if op.type == "ReadVariableOp" and op not in before_update:
+            op._add_control_input(update_op)  # pylint: disable=protected-access
+
+
+def _attach_outfeed(spec, after, hooks):
+    """Enqueue the spec's host_call values after ``after``; returns the enqueue op or None."""
+    host_call = _host_call(spec)
+    if host_call is None:
+        return None, None
+    outfeed = Outfeed(host_call)
+    enqueue = outfeed.enqueue(after)
+    return outfeed, enqueue
+
+
+def _finish_outfeed(outfeed, hooks):
+    if outfeed is not None:
+        outfeed.build_host_side()
+        hooks.append(HostCallHook(outfeed))
+
+
+def _loop(n_iterations, body):
+    """Run ``body`` n_iterations times in order; returns the final counter tensor."""
+    outputs = while_v2.while_loop(lambda i: i < n_iterations, body, [tf.constant(0)],
+                                  parallel_iterations=1, name="npu_device_loop")
+    return outputs[0] if isinstance(outputs, (list, tuple)) else outputs
+
+
+class ProgramBuilder(object):
+    """Builds train/eval programs for an estimator's model_fn and input_fn.
+
+    ``call_model_fn(features, labels, mode)`` calls the user's model_fn;
+    ``iterations`` is N. Looping needs input_fn to return a tf.data.Dataset;
+    with tensors the program runs one step per Session.run.
+    """
+
+    def __init__(self, call_model_fn, iterations, checkpoint_every=None):
+        self._call_model_fn = call_model_fn
+        self._iterations = iterations
+        self._checkpoint_every = checkpoint_every
+
+    def _input(self, input_result, mode):
+        looped = self._iterations > 1 and _is_dataset(input_result)
+        if self._iterations > 1 and not looped:
+            tf.compat.v1.logging.warning(
+                "iterations_per_loop=%d needs input_fn to return a tf.data.Dataset; it "
+                "returned %s, so %s runs one step per Session.run.",
+                self._iterations, type(input_result).__name__, mode)
+        if not looped:
+            features, labels, hooks = estimator_util.parse_input_fn_result(input_result)
+            return False, (features, labels), hooks
+        iterator = tf.compat.v1.data.make_initializable_iterator(input_result)
+        return True, iterator, [estimator_util._DatasetInitializerHook(iterator)]  # pylint: disable=protected-access
+
+    # ---- training -------------------------------------------------------
+
+    def train(self, input_result):
+        looped, source, hooks = self._input(input_result, ModeKeys.TRAIN)
+        if not looped:
+            spec = self._call_model_fn(source[0], source[1], ModeKeys.TRAIN)
+            outfeed, enqueue = _attach_outfeed(spec, [spec.train_op], hooks)
+            if enqueue is not None:
+                spec = spec._replace(train_op=tf.group(spec.train_op, enqueue))
+            _finish_outfeed(outfeed, hooks)
+            return Program(spec, hooks, None, None, False)
+
+        built = {}
+        iterations = tf.compat.v1.placeholder_with_default(
+            tf.constant(self._iterations), [], name="iterations_per_loop")
+
+        def body(i):
+            features, labels = estimator_util.parse_iterator_result(source.get_next())
+            spec = self._call_model_fn(features, labels, ModeKeys.TRAIN)
+            after = [spec.train_op]
+            outfeed, enqueue = _attach_outfeed(spec, [spec.train_op], hooks)
+            if enqueue is not None:
+                after.append(enqueue)
+            last_loss, keep_loss = _mirror(spec.loss, "npu_loop_last_loss")
+            after.append(keep_loss)
+            built.update(spec=spec, outfeed=outfeed, last_loss=last_loss)
+            with tf.control_dependencies(after):
+                return i + 1
+
+        with tf.name_scope("npu_loop"):
+            done = _loop(iterations, body)
+        inner = built["spec"]
+        with tf.control_dependencies([done]):
+            loss = tf.identity(built["last_loss"].read_value(), name="last_loss")
+            step_after = tf.identity(
+                tf.compat.v1.train.get_global_step().read_value(), name="global_step_after")
+        tf.compat.v1.add_to_collection(loop_hooks.LOOP_ITERATIONS, iterations)
+        tf.compat.v1.add_to_collection(loop_hooks.LOOP_GLOBAL_STEP, step_after)
+        if self._checkpoint_every:
+            tf.compat.v1.add_to_collection(loop_hooks.LOOP_CHECKPOINT_EVERY,
+                                           self._checkpoint_every)
+        _finish_outfeed(built["outfeed"], hooks)
+        spec = model_fn_lib.EstimatorSpec(
+            mode=ModeKeys.TRAIN, loss=loss, train_op=tf.group(done, step_after),
+            training_hooks=inner.training_hooks,
+            training_chief_hooks=inner.training_chief_hooks, scaffold=inner.scaffold)
+        return Program(spec, hooks, None, None, True)
+
+    # ---- evaluation -----------------------------------------------------
+
+    def _eval_step(self, features, labels):
+        spec = self._call_model_fn(features, labels, ModeKeys.EVAL)
+        metrics = estimator_lib._verify_and_create_loss_metric(  # pylint: disable=protected-access
+            dict(spec.eval_metric_ops or {}), spec.loss)
+        update_op, values = estimator_lib._extract_metric_update_ops(metrics)  # pylint: disable=protected-access
+        return spec, update_op, values
+
+    def evaluate(self, input_result):
+        looped, source, hooks = self._input(input_result, ModeKeys.EVAL)
+        if not looped:
+            spec, update_op, values = self._eval_step(*source)
+            # "Sent after the loss is computed": the values wait for the metric updates.
+            outfeed, enqueue = _attach_outfeed(spec, [update_op], hooks)
+            if enqueue is not None:
+                update_op = tf.group(update_op, enqueue)
+            _finish_outfeed(outfeed, hooks)
+            return Program(spec, hooks, update_op, values, False)
+
+        built = {}
+        steps_per_run = tf.compat.v1.train.get_or_create_steps_per_run_variable() \
+            if hasattr(tf.compat.v1.train, "get_or_create_steps_per_run_variable") \
+            else _steps_per_run_variable()
+
+        def body(i):
+            features, labels = estimator_util.parse_iterator_result(source.get_next())
+            spec, update_op, values = self._eval_step(features, labels)
+            after = [update_op]
+            outfeed, enqueue = _attach_outfeed(spec, [update_op], hooks)
+            if enqueue is not None:
+                after.append(enqueue)
+            mirrors = {}
+            _read_after(list(values.values()), update_op)
+            with tf.control_dependencies([update_op]):
+                for name, value in values.items():
+                    var, keep = _mirror(value, "npu_loop_metric_%d" % len(mirrors))
+                    mirrors[name] = var
+                    after.append(keep)
+            built.update(spec=spec, outfeed=outfeed, mirrors=mirrors)
+            with tf.control_dependencies(after):
+                return i + 1
+
+        with tf.name_scope("npu_eval_loop"):
+            done = _loop(steps_per_run.read_value(), body)
+        tf.compat.v1.add_to_collection(loop_hooks.EVAL_STEPS_PER_RUN, self._iterations)
+        _finish_outfeed(built["outfeed"], hooks)
+        eval_dict = {name: var.read_value() for name, var in built["mirrors"].items()}
+        return Program(built["spec"], hooks, tf.group(done), eval_dict, True)
+
+
+def _steps_per_run_variable():
+    from tensorflow.python.training import basic_session_run_hooks  # pylint: disable=import-outside-toplevel
+    return basic_session_run_hooks.get_or_create_steps_per_run_variable()

@@ -1,0 +1,135 @@
+"""Hooks that keep step counting exact when one Session.run runs N steps.
+
+The device loop publishes what these hooks need through graph collections
+(``LOOP_ITERATIONS``: the placeholder holding how many steps the next run
+makes; ``LOOP_GLOBAL_STEP``: the global step read after the loop). The hooks
+are built before the graph exists, so they look the collections up in
+``begin`` and behave as the stock hooks when no loop was built.
+"""
+
+import time
+
+import tensorflow as tf
+from tensorflow.python.training import evaluation
+
+LOOP_ITERATIONS = "npu_bridge_loop_iterations"
+LOOP_GLOBAL_STEP = "npu_bridge_loop_global_step"
+LOOP_CHECKPOINT_EVERY = "npu_bridge_loop_checkpoint_every"
+EVAL_STEPS_PER_RUN = "npu_bridge_eval_steps_per_run"
+
+
+def _collection_item(key):
+    items = tf.compat.v1.get_collection(key)
+    return items[0] if items else None
+
+
+class StepLimitHook(tf.compat.v1.train.StopAtStepHook):
+    """StopAtStepHook that, under a device loop, sizes each run to land exactly.
+
+    Each run makes ``min(N, steps left, steps to the next checkpoint)``
+    iterations, so train(steps=S) ends at exactly S more steps and
+    checkpoints fall on multiples of save_checkpoints_steps.
+    """
+
+    def begin(self):
+        super(StepLimitHook, self).begin()
+        self._iterations = _collection_item(LOOP_ITERATIONS)
+        self._step_after = _collection_item(LOOP_GLOBAL_STEP)
+        self._checkpoint_every = _collection_item(LOOP_CHECKPOINT_EVERY)
+
+    def after_create_session(self, session, coord):
+        super(StepLimitHook, self).after_create_session(session, coord)
+        self._step = session.run(self._global_step_tensor)
+        if self._last_step is None:  # the base class sets it in after_create_session
+            self._last_step = self._step + self._num_steps
+
+    def before_run(self, run_context):
+        if self._iterations is None:
+            return super(StepLimitHook, self).before_run(run_context)
+        return tf.compat.v1.train.SessionRunArgs(
+            self._step_after, feed_dict={self._iterations: next_run_size(
+                self._iterations, self._step, self._last_step, self._checkpoint_every)})
+
+    def after_run(self, run_context, run_values):
+        if self._iterations is None:
+            return super(StepLimitHook, self).after_run(run_context, run_values)
+        self._step = run_values.results
+        if self._step >= self._last_step:
+            run_context.request_stop()
+
+
+def loop_size(iterations):
+    """N, the loop length the placeholder defaults to."""
+    return int(tf.get_static_value(iterations.op.inputs[0]))
+
+
+def next_run_size(iterations, step, last_step, checkpoint_every):
+    size = loop_size(iterations)
+    if last_step is not None:
+        size = min(size, last_step - step)
+    if checkpoint_every:
+        size = min(size, checkpoint_every - step % checkpoint_every)
+    return max(size, 1)
+
+
+class CheckpointAlignHook(tf.compat.v1.train.SessionRunHook):
+    """Without a step limit, still cut runs at checkpoint boundaries."""
+
+    def begin(self):
+        self._iterations = _collection_item(LOOP_ITERATIONS)
+        self._step_after = _collection_item(LOOP_GLOBAL_STEP)
+        self._checkpoint_every = _collection_item(LOOP_CHECKPOINT_EVERY)
+        self._global_step = tf.compat.v1.train.get_global_step()
+
+    def after_create_session(self, session, coord):
+        self._step = session.run(self._global_step)
+
+    def before_run(self, run_context):
+        return tf.compat.v1.train.SessionRunArgs(
+            self._step_after, feed_dict={self._iterations: next_run_size(
+                self._iterations, self._step, None, self._checkpoint_every)})
+
+    def after_run(self, run_context, run_values):
+        self._step = run_values.results
+
+
+class EvalStepLimitHook(evaluation._MultiStepStopAfterNEvalsHook):  # pylint: disable=protected-access
+    """Eval stop hook that learns N from the graph (1 when no eval loop was built)."""
+
+    def begin(self):
+        steps_per_run = _collection_item(EVAL_STEPS_PER_RUN)
+        self._steps_per_run_initial_value = steps_per_run or 1
+        super(EvalStepLimitHook, self).begin()
+
+
+class LoopLoggingHook(tf.compat.v1.train.SessionRunHook):
+    """Logs loss, step and steps/sec every ``every_n_steps`` global steps.
+
+    Replaces the Estimator's per-run LoggingTensorHook, which under a loop of
+    N steps would log only every N * every_n_steps steps.
+    """
+
+    def __init__(self, loss, every_n_steps):
+        self._loss = loss
+        self._every = every_n_steps
+
+    def begin(self):
+        self._step_after = _collection_item(LOOP_GLOBAL_STEP)
+
+    def after_create_session(self, session, coord):
+        self._last_step = None
+        self._last_time = None
+
+    def before_run(self, run_context):
+        return tf.compat.v1.train.SessionRunArgs([self._loss, self._step_after])
+
+    def after_run(self, run_context, run_values):
+        loss, step = run_values.results
+        now = time.time()
+        if self._last_step is None:
+            self._last_step, self._last_time = step, now
+            tf.compat.v1.logging.info("loss = %s, step = %d", loss, step)
+        elif step // self._every > self._last_step // self._every:
+            rate = (step - self._last_step) / max(now - self._last_time, 1e-9)
+            tf.compat.v1.logging.info("loss = %s, step = %d (%.1f steps/sec)", loss, step, rate)
+            self._last_step, self._last_time = step, now

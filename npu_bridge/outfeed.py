@@ -1,0 +1,203 @@
+"""The outfeed: how each step's host_call values leave the device loop and reach fn.
+
+The device side enqueues one record per step into a bounded FIFO queue that
+lives in the graph. A host thread runs an in-graph *host loop*: every
+``Session.run`` of it dequeues up to ``chunk`` records one after another and
+runs fn's ops on each, so the host pays one Session.run per chunk, not per
+step. The queue bound keeps memory fixed whatever iterations_per_loop is; the
+device only waits when the host is a full queue behind.
+
+Shutdown: at the end the queue is closed; the host loop drains what is left
+and stops on the closed, empty queue. If fn's ops fail, the host thread keeps
+the error and closes the queue with pending enqueues cancelled, so a device
+loop blocked on a full queue ends at once and the error reaches the caller.
+"""
+
+import sys
+import threading
+
+import numpy as np
+import tensorflow as tf
+from tensorflow.python.ops import summary_ops_v2
+from tensorflow.python.ops import while_v2
+
+from npu_bridge.host_call import HostCall
+
+# Records kept in the queue are bounded by bytes as well as by count, so a
+# host_call carrying image batches cannot eat the machine's memory.
+QUEUE_BYTES_BUDGET = 64 * 1024 * 1024
+MAX_QUEUE_RECORDS = 1024
+MIN_QUEUE_RECORDS = 2
+HOST_CHUNK = 1024
+
+
+def _record_bytes(tensors):
+    total = 0
+    for t in tensors:
+        dims = [d if d is not None else 1024 for d in (t.shape.as_list() if t.shape.rank is not None else [1024])]
+        total += int(np.prod(dims, dtype=np.int64)) * max(t.dtype.size, 1)
+    return max(total, 1)
+
+
+def _writer_init_ops():
+    return list(summary_ops_v2.summary_writer_initializer_op())
+
+
+def _ops_to_run(returned, created):
+    """Ops of one host step: what fn returned plus every stateful op it created.
+
+    The stateful ones are included so that a fn returning None (or forgetting a
+    summary) still has its writes run, as it would in eager code.
+    """
+    ops = []
+    for item in tf.nest.flatten(returned):
+        if item is None:
+            continue
+        if isinstance(item, tf.Operation):
+            ops.append(item)
+        elif hasattr(item, "op"):
+            ops.append(item.op)
+        else:
+            raise TypeError(
+                "host_call function must return ops, tensors, a list of them, or None; "
+                "got an element of type %s." % type(item).__name__)
+    ops.extend(op for op in created if op._is_stateful and op not in ops)  # pylint: disable=protected-access
+    return ops
+
+
+class Outfeed(object):
+    """Queue, host loop and shutdown ops for one host_call, built in the current graph."""
+
+    def __init__(self, host_call, name="npu_outfeed"):
+        self.host_call = host_call if isinstance(host_call, HostCall) else HostCall(host_call)
+        self._name = name
+        self._queue = None
+        self._enqueued_once = False
+
+    def enqueue(self, after):
+        """Build the op sending this step's values, ordered after ``after`` (ops)."""
+        with tf.control_dependencies(after):
+            values = self.host_call.device_tensors()
+        if self._queue is None:
+            self._create_queue(values)
+        return self._queue.enqueue(values, name=self._name + "_enqueue")
+
+    def _create_queue(self, values):
+        shapes = [v.shape for v in values]
+        fixed = all(s.is_fully_defined() for s in shapes)
+        capacity = int(min(MAX_QUEUE_RECORDS, max(
+            MIN_QUEUE_RECORDS, QUEUE_BYTES_BUDGET // _record_bytes(values))))
+        self.capacity = capacity
+        self._static_shapes = shapes
+        with tf.init_scope(), tf.name_scope(self._name):
+            self._queue = tf.queue.FIFOQueue(
+                capacity, [v.dtype for v in values],
+                shapes=shapes if fixed else None, name="queue")
+
+    def build_host_side(self):
+        """Build, in the outer graph, the host loop, writer init/flush and close ops."""
+        if self._queue is None:
+            raise RuntimeError("Outfeed.enqueue must be built before the host side.")
+        graph = tf.compat.v1.get_default_graph()
+        writers_before = _writer_init_ops()
+        self._chunk = tf.compat.v1.placeholder(tf.int32, [], name=self._name + "_chunk")
+
+        def body(i):
+            received = self._queue.dequeue(name="dequeue")
+            if not isinstance(received, (list, tuple)):
+                received = [received]
+            for tensor, shape in zip(received, self._static_shapes):
+                tensor.set_shape(shape)
+            body_graph = tf.compat.v1.get_default_graph()
+            known = set(body_graph.get_operations())
+            returned = self.host_call.call(list(received))
+            created = [op for op in body_graph.get_operations() if op not in known]
+            with tf.control_dependencies(_ops_to_run(returned, created)):
+                return i + 1
+
+        with tf.name_scope(self._name + "_host"):
+            self.host_loop = while_v2.while_loop(
+                lambda i: i < self._chunk, body, [tf.constant(0)],
+                parallel_iterations=1)[0]
+        new_writers = [op for op in _writer_init_ops() if op not in writers_before]
+        assert graph is tf.compat.v1.get_default_graph()
+        self.writer_init = tf.group(*new_writers) if new_writers else None
+        self.writer_flush = (tf.group(*[summary_ops_v2.legacy_raw_flush(writer=op.inputs[0])
+                                        for op in new_writers]) if new_writers else None)
+        self.close = self._queue.close(cancel_pending_enqueues=False)
+        self.abort = self._queue.close(cancel_pending_enqueues=True)
+        return self
+
+
+class HostCallHook(tf.compat.v1.train.SessionRunHook):
+    """Runs the outfeed's host thread for the life of a session.
+
+    ``error`` holds an exception raised by fn's ops; the estimator re-raises it
+    in place of the cancellation it causes on the device side.
+    """
+
+    def __init__(self, outfeed, chunk=HOST_CHUNK):
+        self._outfeed = outfeed
+        self._chunk = chunk
+        self._thread = None
+        self._session = None
+        self.error = None
+
+    def after_create_session(self, session, coord):
+        self._stop_thread(close=False)
+        self._session = session
+        if self._outfeed.writer_init is not None:
+            session.run(self._outfeed.writer_init)
+        self._thread = threading.Thread(target=self._drain, args=(session,),
+                                        name="npu_bridge-host-call", daemon=True)
+        self._thread.start()
+
+    def _drain(self, session):
+        feed = {self._outfeed._chunk: self._chunk}  # pylint: disable=protected-access
+        try:
+            while True:
+                session.run(self._outfeed.host_loop, feed)
+        except (tf.errors.OutOfRangeError, tf.errors.CancelledError):
+            return  # queue closed and drained, or the session went away
+        except BaseException as e:  # pylint: disable=broad-except
+            self.error = e
+            self._error_info = sys.exc_info()
+            try:
+                session.run(self._outfeed.abort)
+            except Exception:  # pylint: disable=broad-except
+                pass  # the session may be closing already; the device ends anyway
+
+    def after_run(self, run_context, run_values):
+        self.raise_if_failed()
+
+    def raise_if_failed(self):
+        if self.error is not None:
+            raise self.error
+
+    def _stop_thread(self, close=True, timeout=None):
+        if self._thread is None:
+            return
+        if close:
+            try:
+                self._session.run(self._outfeed.close)
+            except Exception:  # pylint: disable=broad-except
+                pass
+        self._thread.join(timeout)
+        self._thread = None
+
+    def end(self, session):
+        self._stop_thread(close=True)
+        self.raise_if_failed()
+        if self._outfeed.writer_flush is not None:
+            session.run(self._outfeed.writer_flush)
+
+    def shutdown(self, timeout=10.0):
+        """Last resort after an abnormal exit: end the host thread without waiting long."""
+        if self._thread is not None and self._session is not None:
+            try:
+                self._session.run(self._outfeed.abort)
+            except Exception:  # pylint: disable=broad-except
+                pass
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None

@@ -1,1 +1,3 @@
 """Shim for the original path ``npu_bridge.estimator.npu.npu_optimizer``."""
+
+from npu_bridge.mixed_precision.npu_optimizer import NPUOptimizer  # noqa: F401

@@ -1,0 +1,77 @@
+"""NPUDistributedOptimizer: average gradients over ranks before applying them.
+
+Wraps a ``tf.compat.v1.train.Optimizer``.  ``compute_gradients`` (and so
+``minimize``) returns gradients already averaged over all ranks, fused into
+one all-reduce per dtype; ``apply_gradients`` is the wrapped optimizer's.
+Because the all-reduce hands every rank the same bits, ranks that start from
+the same variables (see NPUBroadcastGlobalVariablesHook) stay bitwise equal.
+
+Single process (RANK_SIZE unset or 1): a transparent pass-through.
+Env ``NPU_BRIDGE_GRAD_FUSION=0`` turns fusion off (one all-reduce per
+gradient), for benchmarking.
+"""
+
+import os
+
+import tensorflow as tf
+
+from npu_bridge.distributed import collectives, runtime
+
+FUSION_ENV = "NPU_BRIDGE_GRAD_FUSION"
+
+
+def fusion_enabled():
+    """Gradient fusion is on unless NPU_BRIDGE_GRAD_FUSION is 0/false/off."""
+    return os.environ.get(FUSION_ENV, "1").strip().lower() not in ("0", "false", "off", "no")
+
+
+def average_gradients(grads_and_vars):
+    """grads_and_vars with every gradient averaged over ranks (None kept as None)."""
+    grads_and_vars = list(grads_and_vars)
+    if not runtime.is_distributed():
+        return grads_and_vars
+    live = [i for i, (g, _) in enumerate(grads_and_vars) if g is not None]
+    # sparse gradients (embedding lookups) are reduced dense: simple and exact
+    grads = [tf.convert_to_tensor(grads_and_vars[i][0]) for i in live]
+    if fusion_enabled():
+        reduced = collectives.fused_allreduce(grads, "mean")
+    else:
+        reduced = [collectives.allreduce(g, "mean") for g in grads]
+    out = list(grads_and_vars)
+    for i, g in zip(live, reduced):
+        out[i] = (g, grads_and_vars[i][1])
+    return out
+
+
+class NPUDistributedOptimizer(tf.compat.v1.train.Optimizer):
+    """Optimizer wrapper averaging gradients across RANK_SIZE ranks each step.
+
+    ``is_weight_update_sharding`` is accepted for compatibility; every rank
+    applies the full update (same result, no sharded broadcast).
+    """
+
+    def __init__(self, optimizer, is_weight_update_sharding=False, name=None):
+        if not isinstance(optimizer, tf.compat.v1.train.Optimizer):
+            raise TypeError("NPUDistributedOptimizer wraps a tf.compat.v1.train.Optimizer, "
+                            "got %s" % type(optimizer).__name__)
+        if name is None:
+            name = "Distributed" + type(optimizer).__name__
+        super().__init__(use_locking=False, name=name)
+        self._optimizer = optimizer
+        self._is_weight_update_sharding = bool(is_weight_update_sharding)
+
+    def compute_gradients(self, *args, **kwargs):
+        """The wrapped optimizer's gradients, averaged over ranks."""
+        return average_gradients(self._optimizer.compute_gradients(*args, **kwargs))
+
+    def apply_gradients(self, grads_and_vars, global_step=None, name=None):
+        return self._optimizer.apply_gradients(grads_and_vars, global_step, name)
+
+    def get_slot(self, *args, **kwargs):
+        return self._optimizer.get_slot(*args, **kwargs)
+
+    def get_slot_names(self, *args, **kwargs):
+        return self._optimizer.get_slot_names(*args, **kwargs)
+
+    def variables(self):
+        return self._optimizer.variables()

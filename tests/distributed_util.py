@@ -1,0 +1,80 @@
+"""Helpers for the multi-process tests: run the launcher bounded in time, leave nothing behind."""
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RANKS = os.path.join(ROOT, "tests", "ranks")
+
+
+def env():
+    out = dict(os.environ)
+    out["PYTHONPATH"] = ROOT + os.pathsep + out.get("PYTHONPATH", "")
+    out["TF_CPP_MIN_LOG_LEVEL"] = "2"
+    for name in ("RANK_SIZE", "RANK_ID", "NPU_BRIDGE_HOSTS", "TF_CONFIG"):
+        out.pop(name, None)
+    return out
+
+
+def start_launcher(nproc, script, *args):
+    cmd = [sys.executable, "-m", "npu_bridge.launch", "-n", str(nproc),
+           os.path.join(RANKS, script)] + [str(a) for a in args]
+    return subprocess.Popen(cmd, env=env(), cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+
+
+def kill_group(proc):
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait()
+
+
+def launch(nproc, script, *args, timeout=90):
+    """(returncode, output) of ``npu_bridge.launch -n nproc script args``."""
+    proc = start_launcher(nproc, script, *args)
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+        return proc.returncode, out
+    finally:
+        kill_group(proc)
+
+
+def run_single(script, *args, timeout=60):
+    """(returncode, output) of the script as one plain process."""
+    proc = subprocess.Popen([sys.executable, os.path.join(RANKS, script)] + [str(a) for a in args],
+                            env=env(), cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+        return proc.returncode, out
+    finally:
+        kill_group(proc)
+
+
+def pids_in(output):
+    return [int(p) for p in re.findall(r"PID rank=\d+ pid=(\d+)", output)]
+
+
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie would still answer; ranks are reaped by the launcher, so check state
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().split()[2] != "Z"
+    except OSError:
+        return False
+
+
+def wait_gone(pids, seconds=5.0):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and any(alive(p) for p in pids):
+        time.sleep(0.1)
+    return [p for p in pids if alive(p)]

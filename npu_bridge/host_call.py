@@ -11,8 +11,14 @@ import tensorflow as tf
 
 
 def _describe(value):
-    return "%s (%r)" % (type(value).__name__, value) if not isinstance(
-        value, (list, tuple, dict)) else type(value).__name__
+    """A short 'what was given' for error messages."""
+    if isinstance(value, (list, tuple, dict)):
+        return type(value).__name__
+    if isinstance(value, tf.Variable):
+        return "tf.Variable %r" % value.name
+    if tf.is_tensor(value):
+        return "a single Tensor %r" % getattr(value, "name", value)
+    return "%s (%r)" % (type(value).__name__, value)
 
 
 def _signature(fn):

@@ -1,1 +1,4 @@
 """Shim for the original path ``npu_bridge.estimator.npu.npu_hook``."""
+
+from npu_bridge.distributed.broadcast_hook import (  # noqa: F401
+    NPUBroadcastGlobalVariablesHook, npu_hooks_append)

@@ -1,3 +1,4 @@
 """Shim for the original path ``npu_bridge.estimator.npu.npu_optimizer``."""
 
 from npu_bridge.mixed_precision.npu_optimizer import NPUOptimizer  # noqa: F401
+from npu_bridge.distributed.optimizer import NPUDistributedOptimizer  # noqa: F401

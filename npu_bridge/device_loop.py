@@ -22,7 +22,7 @@ from tensorflow_estimator.python.estimator import model_fn as model_fn_lib
 from tensorflow_estimator.python.estimator import util as estimator_util
 
 from npu_bridge import loop_hooks
-from npu_bridge.outfeed import HostCallHook, Outfeed
+from npu_bridge.outfeed import HostCallHook, Outfeed, anchor
 
 ModeKeys = model_fn_lib.ModeKeys
 
@@ -92,6 +92,11 @@ def _finish_outfeed(outfeed, hooks):
         hooks.append(HostCallHook(outfeed))
 
 
+def _anchored(items):
+    """Control inputs for the loop counter: every step op, reached through a safe edge."""
+    return [anchor(item if isinstance(item, tf.Operation) else item.op) for item in items]
+
+
 def _loop(n_iterations, body):
     """Run ``body`` n_iterations times in order; returns the final counter tensor."""
     outputs = while_v2.while_loop(lambda i: i < n_iterations, body, [tf.constant(0)],
@@ -151,7 +156,7 @@ class ProgramBuilder(object):
             last_loss, keep_loss = _mirror(spec.loss, "npu_loop_last_loss")
             after.append(keep_loss)
             built.update(spec=spec, outfeed=outfeed, last_loss=last_loss)
-            with tf.control_dependencies(after):
+            with tf.control_dependencies(_anchored(after)):
                 return i + 1
 
         with tf.name_scope("npu_loop"):
@@ -213,7 +218,7 @@ class ProgramBuilder(object):
                     mirrors[name] = var
                     after.append(keep)
             built.update(spec=spec, outfeed=outfeed, mirrors=mirrors)
-            with tf.control_dependencies(after):
+            with tf.control_dependencies(_anchored(after)):
                 return i + 1
 
         with tf.name_scope("npu_eval_loop"):

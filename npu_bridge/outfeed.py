@@ -62,7 +62,19 @@ def _ops_to_run(returned, created):
                 "host_call function must return ops, tensors, a list of them, or None; "
                 "got an element of type %s." % type(item).__name__)
     ops.extend(op for op in created if op._is_stateful and op not in ops)  # pylint: disable=protected-access
-    return ops
+    return [anchor(op) for op in ops]
+
+
+def anchor(op):
+    """An op whose completion implies ``op`` ran, safe as a control input in a loop body.
+
+    A control edge straight onto a functional ``If`` that captures a resource
+    was seen not to run its branch inside a while_v2 body; a data edge from
+    one of its outputs does.
+    """
+    if op.outputs and op.type in ("If", "StatelessIf", "Case", "StatelessCase"):
+        return tf.identity(op.outputs[0]).op
+    return op
 
 
 class Outfeed(object):

@@ -13,6 +13,7 @@ from tensorflow.python.training import training_util
 from npu_bridge import loop_hooks
 from npu_bridge.config import NPURunConfig
 from npu_bridge.device_loop import ProgramBuilder
+from npu_bridge.distributed import estimator_support as _ranks
 from npu_bridge.outfeed import HostCallHook
 
 ModeKeys = model_fn_lib.ModeKeys
@@ -61,6 +62,7 @@ class NPUEstimator(estimator_lib.Estimator):
                 "model_dir is given twice with different values: %r in NPUEstimator "
                 "and %r in config." % (model_dir, config.model_dir))
         self._job_start_file = job_start_file
+        config = _ranks.rank_run_config(config)  # ranks: own server, rank-0-only saving
         super(NPUEstimator, self).__init__(
             model_fn=model_fn, model_dir=model_dir, config=config, params=params,
             warm_start_from=warm_start_from)
@@ -79,6 +81,14 @@ class NPUEstimator(estimator_lib.Estimator):
                               checkpoint_every=self._config.save_checkpoints_steps)
 
     # ---- training -------------------------------------------------------
+
+    def train(self, input_fn, hooks=None, steps=None, max_steps=None, saving_listeners=None):
+        """Estimator.train; with ranks: broadcast hook added, rank 0 saves, all wait for it."""
+        result = super(NPUEstimator, self).train(
+            input_fn, hooks=_ranks.rank_train_hooks(hooks), steps=steps,
+            max_steps=max_steps, saving_listeners=_ranks.rank_saving_listeners(saving_listeners))
+        _ranks.after_train()
+        return result
 
     def _convert_train_steps_to_hooks(self, steps, max_steps):
         if steps is None and max_steps is None:

@@ -28,8 +28,11 @@ WORLD_GROUP = "hccl_world_group"
 _WORLD_GROUP_KEY = 1
 _FIRST_INSTANCE_KEY = 1000
 
+_FIRST_BARRIER_KEY = 1 << 28  # barriers count on their own: they are built off-graph
+
 _key_lock = threading.Lock()
 _keys = itertools.count(_FIRST_INSTANCE_KEY)
+_barrier_keys = itertools.count(_FIRST_BARRIER_KEY)
 
 # reduction name -> (merge_op, final_op) of CollectiveReduce
 _REDUCTIONS = {
@@ -213,3 +216,23 @@ def broadcast(tensors, root_rank=0, group=WORLD_GROUP):
         for i, part in zip(idx, tf.split(got, sizes)):
             out[i] = tf.reshape(part, tensors[i].shape)
     return out[0] if single else out
+
+
+def barrier():
+    """Blocks until every rank has called barrier() (same number of times).
+
+    Runs a one-element all-reduce in a graph and session of its own, so it can
+    be used between Estimator calls (e.g. after rank 0's final checkpoint, before
+    others evaluate it) and at the end of a script.  No-op when single-process.
+    """
+    info = runtime.rank_info()
+    if info.rank_size == 1:
+        return
+    with _key_lock:
+        key = next(_barrier_keys)
+    with tf.Graph().as_default():
+        done = collective_ops.all_reduce(tf.ones([1]), group_size=info.rank_size,
+                                         group_key=_WORLD_GROUP_KEY, instance_key=key)
+        with tf.compat.v1.Session(runtime.ensure_server(),
+                                  config=runtime.session_config_for_rank()) as sess:
+            sess.run(done)

@@ -87,3 +87,20 @@ def linear_model_fn(host_call_kind="list", logdir_key="host_logdir", lr=0.1):
 @pytest.fixture
 def tmp_model_dir(tmp_path):
     return str(tmp_path / "model")
+
+
+def reference_losses(steps, n=64, batch=4, lr=0.1, seed=0):
+    """Per-step losses of linear_model_fn's gradient descent, computed in numpy."""
+    x, y = make_data(n, seed)
+    batches = n // batch
+    w = np.zeros((FEATURES, 1), np.float64)
+    b = np.zeros((1,), np.float64)
+    losses = []
+    for k in range(steps):
+        xb = x[(k % batches) * batch:(k % batches + 1) * batch].astype(np.float64)
+        yb = y[(k % batches) * batch:(k % batches + 1) * batch].astype(np.float64)
+        err = xb @ w + b - yb
+        losses.append(float(np.mean(err ** 2)))
+        w -= lr * 2.0 / err.size * xb.T @ err
+        b -= lr * 2.0 / err.size * err.sum(axis=0)
+    return losses

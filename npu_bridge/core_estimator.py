@@ -12,7 +12,7 @@ from tensorflow.python.training import training_util
 
 from npu_bridge import loop_hooks
 from npu_bridge.config import NPURunConfig
-from npu_bridge.device_loop import ProgramBuilder
+from npu_bridge.device_loop import ProgramBuilder, resource_variables
 from npu_bridge.distributed import estimator_support as _ranks
 from npu_bridge.outfeed import HostCallHook
 
@@ -79,6 +79,12 @@ class NPUEstimator(estimator_lib.Estimator):
             return self._call_model_fn(features, labels, mode, self.config)
         return ProgramBuilder(call_model_fn, self._iterations_per_loop,
                               checkpoint_every=self._config.save_checkpoints_steps)
+
+    def _create_global_step(self, graph):
+        if self._iterations_per_loop == 1:
+            return super(NPUEstimator, self)._create_global_step(graph)
+        with resource_variables():  # the loop body increments it
+            return super(NPUEstimator, self)._create_global_step(graph)
 
     # ---- training -------------------------------------------------------
 

@@ -14,6 +14,7 @@ tensors of a loop body cannot be fetched from outside.
 """
 
 import collections
+import contextlib
 
 import tensorflow as tf
 from tensorflow.python.ops import while_v2
@@ -29,6 +30,23 @@ ModeKeys = model_fn_lib.ModeKeys
 # What a built program hands back to the estimator.
 Program = collections.namedtuple(
     "Program", ["spec", "hooks", "update_op", "eval_dict", "looped"])
+
+
+@contextlib.contextmanager
+def resource_variables():
+    """Create resource variables while the loop is traced, whatever the script chose.
+
+    A loop body is a function graph, which can only update resource variables;
+    scripts that called ``tf.compat.v1.disable_v2_behavior()`` would otherwise
+    make reference variables there.
+    """
+    was_enabled = tf.compat.v1.resource_variables_enabled()
+    tf.compat.v1.enable_resource_variables()
+    try:
+        yield
+    finally:
+        if not was_enabled:
+            tf.compat.v1.disable_resource_variables()
 
 
 def _is_dataset(result):
@@ -159,7 +177,7 @@ class ProgramBuilder(object):
             with tf.control_dependencies(_anchored(after)):
                 return i + 1
 
-        with tf.name_scope("npu_loop"):
+        with tf.name_scope("npu_loop"), resource_variables():
             done = _loop(iterations, body)
         inner = built["spec"]
         with tf.control_dependencies([done]):
@@ -221,7 +239,7 @@ class ProgramBuilder(object):
             with tf.control_dependencies(_anchored(after)):
                 return i + 1
 
-        with tf.name_scope("npu_eval_loop"):
+        with tf.name_scope("npu_eval_loop"), resource_variables():
             done = _loop(steps_per_run.read_value(), body)
         tf.compat.v1.add_to_collection(loop_hooks.EVAL_STEPS_PER_RUN, self._iterations)
         _finish_outfeed(built["outfeed"], hooks)

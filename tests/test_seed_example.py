@@ -6,6 +6,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 SCRIPT = textwrap.dedent('''
     import sys
     import numpy as np
@@ -40,9 +42,15 @@ SCRIPT = textwrap.dedent('''
 ''')
 
 
-def test_seed_example_runs_as_written(tmp_path):
+@pytest.mark.parametrize("tf1_behaviour", [False, True])
+def test_seed_example_runs_as_written(tmp_path, tf1_behaviour):
+    """Also under tf.compat.v1.disable_v2_behavior(), as many migrated TF1 scripts run."""
     script = tmp_path / "seed_example.py"
-    script.write_text(SCRIPT)
+    text = SCRIPT
+    if tf1_behaviour:
+        text = text.replace("from npu_bridge.npu_init import *",
+                            "from npu_bridge.npu_init import *\ntf.compat.v1.disable_v2_behavior()")
+    script.write_text(text)
     logdir, model_dir = tmp_path / "host", tmp_path / "model"
     run = subprocess.run([sys.executable, str(script), str(logdir), str(model_dir)],
                          capture_output=True, text=True, timeout=300)

@@ -15,7 +15,9 @@ class NPUOutputTensorHook(tf.compat.v1.train.SessionRunHook):
     become one dict {tag: value}; ``output_fn(list_of_those_dicts)`` is called
     every ``output_every_n_steps`` session runs and once more at the end for
     whatever is left.  ``output_every_n_steps=0`` means only at the end.
-    ``dependencies`` are ops the values must wait for (e.g. the train op).
+    ``dependencies`` are ops the values must wait for (e.g. the train op);
+    pass variables themselves, not tensors already read from them, so the
+    read is made under those dependencies.
     """
 
     def __init__(self, tensors, dependencies=None, output_fn=None,

@@ -29,7 +29,7 @@ def test_output_fn_gets_every_step_in_batches_of_n():
     graph, step, total, train_op = _counter_graph()
     calls = []
     with graph.as_default():
-        hook = NPUOutputTensorHook({"step": step, "total": total.read_value()},
+        hook = NPUOutputTensorHook({"step": step, "total": total},
                                    dependencies=[train_op], output_fn=calls.append,
                                    output_every_n_steps=3)
     _train(graph, train_op, [hook], steps=7)

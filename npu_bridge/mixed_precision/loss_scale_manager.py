@@ -122,10 +122,13 @@ class ExponentialUpdateLossScaleManager(LossScaleManager):
         self._states = weakref.WeakKeyDictionary()
 
     def _state(self):
-        graph = tf.compat.v1.get_default_graph()
-        if graph not in self._states:
-            self._states[graph] = _ScaleState(self._init_loss_scale)
-        return self._states[graph]
+        # init_scope: built inside a while/cond body (NPUEstimator's device
+        # loop), the variables must still live in the outer graph.
+        with tf.init_scope():
+            graph = tf.compat.v1.get_default_graph()
+            if graph not in self._states:
+                self._states[graph] = _ScaleState(self._init_loss_scale)
+            return self._states[graph]
 
     def get_loss_scale(self):
         return self._state().scale

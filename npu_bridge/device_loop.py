@@ -23,6 +23,7 @@ from tensorflow_estimator.python.estimator import model_fn as model_fn_lib
 from tensorflow_estimator.python.estimator import util as estimator_util
 
 from npu_bridge import loop_hooks
+from npu_bridge.distributed import runtime
 from npu_bridge.outfeed import HostCallHook, Outfeed, anchor
 
 ModeKeys = model_fn_lib.ModeKeys
@@ -54,6 +55,9 @@ def _is_dataset(result):
 
 
 def _host_call(spec):
+    """The spec's host_call; only the writer rank (rank 0) runs host_calls."""
+    if not runtime.is_writer_rank():
+        return None
     return getattr(spec, "host_call", None)
 
 

@@ -37,6 +37,10 @@ def test_estimator_two_ranks_match_one_process(tmp_path):
     # each rank evaluates its own shard of the checkpoint rank 0 wrote
     mean = (_eval_loss(out, 0) + _eval_loss(out, 1)) / 2
     assert abs(mean - _eval_loss(out1, 0)) < 1e-4
+    # host_call ran on rank 0 only, once per step of train (1-12) and train_and_evaluate (13-18)
+    from conftest import read_scalars
+    assert sorted(read_scalars(str(tmp_path / "md" / "host_rank0"), "loss")) == list(range(1, 19))
+    assert not (tmp_path / "md" / "host_rank1").exists()
     saved = sorted(p.name for p in (tmp_path / "md").glob("model.ckpt-*.index"))
     assert saved == ["model.ckpt-0.index", "model.ckpt-12.index", "model.ckpt-18.index",
                      "model.ckpt-6.index"], saved

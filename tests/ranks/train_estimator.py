@@ -46,8 +46,17 @@ def model_fn(features, labels, mode, params):
         return NPUEstimatorSpec(mode, loss=loss, eval_metric_ops={
             "mae": tf.compat.v1.metrics.mean_absolute_error(labels, pred)})
     opt = NPUDistributedOptimizer(tf.compat.v1.train.MomentumOptimizer(0.05, 0.9))
-    train_op = opt.minimize(loss, global_step=tf.compat.v1.train.get_global_step())
-    return NPUEstimatorSpec(mode, loss=loss, train_op=train_op)
+    global_step = tf.compat.v1.train.get_global_step()
+    train_op = opt.minimize(loss, global_step=global_step)
+    # host_call runs on rank 0 only: each rank would name its own folder if it ran.
+    logdir = "%s/host_rank%d" % (params["model_dir"], runtime.rank_info().rank_id)
+
+    def host_fn(step, loss_value):
+        with tf.compat.v2.summary.create_file_writer(logdir).as_default():
+            with tf.compat.v2.summary.record_if(True):
+                return [tf.compat.v2.summary.scalar("loss", loss_value, step=step)]
+    return NPUEstimatorSpec(mode, loss=loss, train_op=train_op,
+                            host_call=(host_fn, [global_step, loss]))
 
 
 class DumpHook(tf.compat.v1.train.SessionRunHook):
@@ -72,7 +81,7 @@ def main():
     config = NPURunConfig(iterations_per_loop=args.loop, model_dir=args.model_dir,
                           tf_random_seed=100 + 17 * info.rank_id, save_checkpoints_steps=6,
                           log_step_count_steps=None)
-    est = NPUEstimator(model_fn, config=config)
+    est = NPUEstimator(model_fn, config=config, params={"model_dir": args.model_dir})
     if info.rank_id != 0:
         assert est.config.save_checkpoints_steps is None and est.config.is_chief
         assert est.config.master.startswith("grpc://"), est.config.master

@@ -10,6 +10,9 @@ effect here; none is silently reinterpreted.
 import tensorflow as tf
 from tensorflow_estimator.python.estimator import run_config as run_config_lib
 
+from npu_bridge.precision import apply_precision_mode
+from npu_bridge.session_helpers import read_npu_optimizer_options
+
 PRECISION_MODES = ("allow_fp32_to_fp16", "force_fp16", "must_keep_origin_dtype",
                    "allow_mix_precision")
 
@@ -100,7 +103,11 @@ class NPURunConfig(run_config_lib.RunConfig):
     """RunConfig with the Ascend adapter's signature.
 
     ``iterations_per_loop=N`` makes NPUEstimator run N steps inside one
-    ``Session.run`` (an in-graph loop). ``mix_compile_mode=True`` (part of the
+    ``Session.run`` (an in-graph loop). ``precision_mode`` turns on
+    TensorFlow's automatic mixed precision in the session config (see
+    ``npu_bridge.precision``). A session_config whose "NpuOptimizer" entry
+    carries iterations_per_loop or precision_mode supplies them when the
+    arguments are left at their defaults. ``mix_compile_mode=True`` (part of the
     graph on the host) keeps N at 1, as on Ascend. When neither
     save_checkpoints_steps nor save_checkpoints_secs is given a checkpoint is
     written every 100 steps.
@@ -127,6 +134,13 @@ class NPURunConfig(run_config_lib.RunConfig):
                  dynamic_inputs_shape_range=None, train_distribute=None,
                  eval_distribute=None, local_rank_id=None, local_device_list=None,
                  session_device_id=None, modify_mixlist=None):
+        # A migrated session_config may carry the NpuOptimizer parameter_map;
+        # explicit arguments win over it.
+        from_session = read_npu_optimizer_options(session_config)
+        if iterations_per_loop == 1 and "iterations_per_loop" in from_session:
+            iterations_per_loop = from_session["iterations_per_loop"]
+        if precision_mode is None and from_session.get("precision_mode"):
+            precision_mode = from_session["precision_mode"]
         _check_positive_int("iterations_per_loop", iterations_per_loop)
         _check_bool("mix_compile_mode", mix_compile_mode)
         _check_bool("horovod_mode", horovod_mode)
@@ -152,6 +166,10 @@ class NPURunConfig(run_config_lib.RunConfig):
                              % (", ".join(PRECISION_MODES), precision_mode))
         if save_checkpoints_steps is None and save_checkpoints_secs is None:
             save_checkpoints_steps = 100
+        if precision_mode is not None:
+            session_config = apply_precision_mode(
+                session_config or tf.compat.v1.ConfigProto(allow_soft_placement=True),
+                precision_mode)
 
         given = dict(locals())
         ignored = [name for name, default in ASCEND_ONLY_DEFAULTS.items()

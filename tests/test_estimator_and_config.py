@@ -118,3 +118,40 @@ def test_train_and_evaluate_works(tmp_model_dir):
         est, tf.estimator.TrainSpec(dataset_input_fn(), max_steps=20),
         tf.estimator.EvalSpec(dataset_input_fn(n=16, repeat=False), steps=None, throttle_secs=0))
     assert result[0]["global_step"] == 20
+
+
+def _npu_session_config(**params):
+    from npu_bridge.npu_init import RewriterConfig  # noqa: F401  (exported for scripts)
+    config = tf.compat.v1.ConfigProto()
+    custom = config.graph_options.rewrite_options.custom_optimizers.add()
+    custom.name = "NpuOptimizer"
+    for key, value in params.items():
+        if isinstance(value, str):
+            custom.parameter_map[key].s = value.encode()
+        else:
+            custom.parameter_map[key].i = value
+    return config
+
+
+def test_npu_optimizer_parameter_map_supplies_defaults():
+    config = NPURunConfig(session_config=_npu_session_config(
+        iterations_per_loop=10, precision_mode="must_keep_origin_dtype"))
+    assert config.iterations_per_loop == 10
+    assert config.precision_mode == "must_keep_origin_dtype"
+    explicit = NPURunConfig(iterations_per_loop=3, precision_mode="allow_mix_precision",
+                            session_config=_npu_session_config(iterations_per_loop=10))
+    assert explicit.iterations_per_loop == 3 and explicit.precision_mode == "allow_mix_precision"
+
+
+def test_precision_mode_reaches_the_session_config():
+    from tensorflow.core.protobuf import rewriter_config_pb2
+    off = rewriter_config_pb2.RewriterConfig.OFF
+    keep = NPURunConfig(precision_mode="must_keep_origin_dtype").session_config
+    assert keep.graph_options.rewrite_options.auto_mixed_precision == off
+    mixed = NPURunConfig(precision_mode="allow_mix_precision").session_config
+    rewrite = mixed.graph_options.rewrite_options
+    from npu_bridge.precision import detect_hardware
+    on = rewriter_config_pb2.RewriterConfig.ON
+    hardware = detect_hardware()
+    assert (rewrite.auto_mixed_precision == on) == (hardware == "gpu")
+    assert (rewrite.auto_mixed_precision_onednn_bfloat16 == on) == (hardware == "cpu_bf16")

@@ -36,6 +36,7 @@ class StepLimitHook(tf.compat.v1.train.StopAtStepHook):
         self._iterations = _collection_item(LOOP_ITERATIONS)
         self._step_after = _collection_item(LOOP_GLOBAL_STEP)
         self._checkpoint_every = _collection_item(LOOP_CHECKPOINT_EVERY)
+        self._loop_size = loop_size(self._iterations) if self._iterations is not None else 1
 
     def after_create_session(self, session, coord):
         super(StepLimitHook, self).after_create_session(session, coord)
@@ -48,7 +49,7 @@ class StepLimitHook(tf.compat.v1.train.StopAtStepHook):
             return super(StepLimitHook, self).before_run(run_context)
         return tf.compat.v1.train.SessionRunArgs(
             self._step_after, feed_dict={self._iterations: next_run_size(
-                self._iterations, self._step, self._last_step, self._checkpoint_every)})
+                self._loop_size, self._step, self._last_step, self._checkpoint_every)})
 
     def after_run(self, run_context, run_values):
         if self._iterations is None:
@@ -63,8 +64,8 @@ def loop_size(iterations):
     return int(tf.get_static_value(iterations.op.inputs[0]))
 
 
-def next_run_size(iterations, step, last_step, checkpoint_every):
-    size = loop_size(iterations)
+def next_run_size(size, step, last_step, checkpoint_every):
+    """Iterations for the next run: N, cut at the last step and the next checkpoint."""
     if last_step is not None:
         size = min(size, last_step - step)
     if checkpoint_every:
@@ -80,6 +81,7 @@ class CheckpointAlignHook(tf.compat.v1.train.SessionRunHook):
         self._step_after = _collection_item(LOOP_GLOBAL_STEP)
         self._checkpoint_every = _collection_item(LOOP_CHECKPOINT_EVERY)
         self._global_step = tf.compat.v1.train.get_global_step()
+        self._loop_size = loop_size(self._iterations)
 
     def after_create_session(self, session, coord):
         self._step = session.run(self._global_step)
@@ -87,7 +89,7 @@ class CheckpointAlignHook(tf.compat.v1.train.SessionRunHook):
     def before_run(self, run_context):
         return tf.compat.v1.train.SessionRunArgs(
             self._step_after, feed_dict={self._iterations: next_run_size(
-                self._iterations, self._step, None, self._checkpoint_every)})
+                self._loop_size, self._step, None, self._checkpoint_every)})
 
     def after_run(self, run_context, run_values):
         self._step = run_values.results

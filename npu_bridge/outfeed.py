@@ -124,7 +124,9 @@ class Outfeed(object):
             known = set(body_graph.get_operations())
             returned = self.host_call.call(list(received))
             created = [op for op in body_graph.get_operations() if op not in known]
-            with tf.control_dependencies(_ops_to_run(returned, created)):
+            # The dequeue is a dependency too: a fn that builds no op must
+            # still consume its record, or the host loop would spin.
+            with tf.control_dependencies(_ops_to_run(returned, created) + [received[0].op]):
                 return i + 1
 
         with tf.name_scope(self._name + "_host"):

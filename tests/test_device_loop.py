@@ -154,3 +154,22 @@ def test_eval_loop_matches_single_step_eval(tmp_path):
     assert results[1].keys() == results[3].keys()
     for key in results[1]:
         assert results[3][key] == pytest.approx(results[1][key], rel=1e-6)
+
+
+@pytest.mark.parametrize("iterations", [1, 10])
+def test_host_fn_building_no_op_still_drains_every_record(tmp_model_dir, iterations):
+    """A fn that returns [] (nothing to run) must not stall the device on a full queue."""
+
+    def model_fn(features, labels, mode):
+        w = tf.compat.v1.get_variable("w", [4, 1], initializer=tf.zeros_initializer())
+        loss = tf.reduce_mean(tf.square(tf.matmul(features, w) - labels))
+        gs = tf.compat.v1.train.get_global_step()
+        train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=gs)
+        return NPUEstimatorSpec(mode, loss=loss, train_op=train_op,
+                                host_call=(lambda step: [], [gs]))
+
+    est = NPUEstimator(model_fn, config=NPURunConfig(
+        iterations_per_loop=iterations, model_dir=tmp_model_dir))
+    steps = 2500  # more records than the queue holds
+    est.train(dataset_input_fn(), steps=steps)
+    assert est.get_variable_value("global_step") == steps

@@ -28,7 +28,8 @@ from npu_bridge.host_call import HostCall
 QUEUE_BYTES_BUDGET = 64 * 1024 * 1024
 MAX_QUEUE_RECORDS = 1024
 MIN_QUEUE_RECORDS = 2
-HOST_CHUNK = 1024
+HOST_CHUNK = 1024  # records per host Session.run
+HOST_BLOCK = 64  # records per dequeue, when shapes are fixed
 
 
 def _record_bytes(tensors):
@@ -61,8 +62,15 @@ def _ops_to_run(returned, created):
             raise TypeError(
                 "host_call function must return ops, tensors, a list of them, or None; "
                 "got an element of type %s." % type(item).__name__)
-    ops.extend(op for op in created if op._is_stateful and op not in ops)  # pylint: disable=protected-access
+    ops.extend(op for op in created if op._is_stateful and op not in ops  # pylint: disable=protected-access
+               and op.type not in _NOT_PER_STEP)
     return [anchor(op) for op in ops]
+
+
+# Ops fn creates without returning that are not worth running every step:
+# ``writer.as_default()`` adds a flush on exit, and the writer is flushed at the end
+# (and whenever its queue fills) anyway.
+_NOT_PER_STEP = ("FlushSummaryWriter",)
 
 
 def anchor(op):
@@ -107,32 +115,60 @@ class Outfeed(object):
                 shapes=shapes if fixed else None, name="queue")
 
     def build_host_side(self):
-        """Build, in the outer graph, the host loop, writer init/flush and close ops."""
+        """Build, in the outer graph, the host loop, writer init/flush and close ops.
+
+        With fixed record shapes the host takes records in blocks
+        (``dequeue_up_to``), so the device wakes the host thread once per block
+        rather than once per step; fn's ops still run once per record, in order.
+        """
         if self._queue is None:
             raise RuntimeError("Outfeed.enqueue must be built before the host side.")
         graph = tf.compat.v1.get_default_graph()
         writers_before = _writer_init_ops()
+        fixed = all(s.is_fully_defined() for s in self._static_shapes)
+        block = max(1, min(HOST_BLOCK, self.capacity // 2)) if fixed else 1
+        self.block = block
         self._chunk = tf.compat.v1.placeholder(tf.int32, [], name=self._name + "_chunk")
+        self.chunk_for = lambda records: max(1, records // block)
 
-        def body(i):
-            received = self._queue.dequeue(name="dequeue")
-            if not isinstance(received, (list, tuple)):
-                received = [received]
+        def one_record(received):
+            """fn's ops for one record, plus the op that produced the record."""
             for tensor, shape in zip(received, self._static_shapes):
                 tensor.set_shape(shape)
             body_graph = tf.compat.v1.get_default_graph()
             known = set(body_graph.get_operations())
             returned = self.host_call.call(list(received))
             created = [op for op in body_graph.get_operations() if op not in known]
-            # The dequeue is a dependency too: a fn that builds no op must
-            # still consume its record, or the host loop would spin.
-            with tf.control_dependencies(_ops_to_run(returned, created) + [received[0].op]):
+            # The record's own op is a dependency too: a fn that builds no op
+            # must still consume its record, or the host loop would spin.
+            return _ops_to_run(returned, created) + [received[0].op]
+
+        def body_single(i):
+            received = self._queue.dequeue(name="dequeue")
+            if not isinstance(received, (list, tuple)):
+                received = [received]
+            with tf.control_dependencies(one_record(received)):
+                return i + 1
+
+        def body_block(i):
+            records = self._queue.dequeue_up_to(block, name="dequeue_block")
+            if not isinstance(records, (list, tuple)):
+                records = [records]
+            count = tf.shape(records[0])[0]
+
+            def each(j):
+                with tf.control_dependencies(one_record([t[j] for t in records])):
+                    return j + 1
+
+            done = while_v2.while_loop(lambda j: j < count, each, [tf.constant(0)],
+                                       parallel_iterations=1)[0]
+            with tf.control_dependencies([done]):
                 return i + 1
 
         with tf.name_scope(self._name + "_host"):
             self.host_loop = while_v2.while_loop(
-                lambda i: i < self._chunk, body, [tf.constant(0)],
-                parallel_iterations=1)[0]
+                lambda i: i < self._chunk, body_block if block > 1 else body_single,
+                [tf.constant(0)], parallel_iterations=1)[0]
         new_writers = [op for op in _writer_init_ops() if op not in writers_before]
         assert graph is tf.compat.v1.get_default_graph()
         self.writer_init = tf.group(*new_writers) if new_writers else None
@@ -167,7 +203,7 @@ class HostCallHook(tf.compat.v1.train.SessionRunHook):
         self._thread.start()
 
     def _drain(self, session):
-        feed = {self._outfeed._chunk: self._chunk}  # pylint: disable=protected-access
+        feed = {self._outfeed._chunk: self._outfeed.chunk_for(self._chunk)}  # pylint: disable=protected-access
         try:
             while True:
                 session.run(self._outfeed.host_loop, feed)

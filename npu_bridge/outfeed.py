@@ -2,9 +2,9 @@
 
 The device side enqueues one record per step into a bounded FIFO queue that
 lives in the graph. A host thread runs an in-graph *host loop*: every
-``Session.run`` of it dequeues up to ``chunk`` records one after another and
-runs fn's ops on each, so the host pays one Session.run per chunk, not per
-step. The queue bound keeps memory fixed whatever iterations_per_loop is; the
+``Session.run`` of it takes up to HOST_CHUNK records, in blocks of up to
+HOST_BLOCK, and runs fn's ops on each record in order, so the host pays one
+Session.run per chunk and one wake-up per block, not per step. The queue bound keeps memory fixed whatever iterations_per_loop is; the
 device only waits when the host is a full queue behind.
 
 Shutdown: at the end the queue is closed; the host loop drains what is left
@@ -33,10 +33,12 @@ HOST_BLOCK = 64  # records per dequeue, when shapes are fixed
 
 
 def _record_bytes(tensors):
+    """Bytes of one record; an unknown dimension is counted as 1024."""
     total = 0
     for t in tensors:
-        dims = [d if d is not None else 1024 for d in (t.shape.as_list() if t.shape.rank is not None else [1024])]
-        total += int(np.prod(dims, dtype=np.int64)) * max(t.dtype.size, 1)
+        dims = t.shape.as_list() if t.shape.rank is not None else [None]
+        elements = np.prod([1024 if d is None else d for d in dims], dtype=np.int64)
+        total += int(elements) * max(t.dtype.size, 1)
     return max(total, 1)
 
 
@@ -92,7 +94,6 @@ class Outfeed(object):
         self.host_call = host_call if isinstance(host_call, HostCall) else HostCall(host_call)
         self._name = name
         self._queue = None
-        self._enqueued_once = False
 
     def enqueue(self, after):
         """Build the op sending this step's values, ordered after ``after`` (ops)."""
@@ -128,8 +129,9 @@ class Outfeed(object):
         fixed = all(s.is_fully_defined() for s in self._static_shapes)
         block = max(1, min(HOST_BLOCK, self.capacity // 2)) if fixed else 1
         self.block = block
-        self._chunk = tf.compat.v1.placeholder(tf.int32, [], name=self._name + "_chunk")
-        self.chunk_for = lambda records: max(1, records // block)
+        # How many blocks (or single records) one host Session.run takes.
+        self.runs_per_call = tf.compat.v1.placeholder(tf.int32, [], name=self._name + "_runs")
+        self.runs_for = lambda records: max(1, records // block)
 
         def one_record(received):
             """fn's ops for one record, plus the op that produced the record."""
@@ -167,7 +169,7 @@ class Outfeed(object):
 
         with tf.name_scope(self._name + "_host"):
             self.host_loop = while_v2.while_loop(
-                lambda i: i < self._chunk, body_block if block > 1 else body_single,
+                lambda i: i < self.runs_per_call, body_block if block > 1 else body_single,
                 [tf.constant(0)], parallel_iterations=1)[0]
         new_writers = [op for op in _writer_init_ops() if op not in writers_before]
         assert graph is tf.compat.v1.get_default_graph()
@@ -203,7 +205,7 @@ class HostCallHook(tf.compat.v1.train.SessionRunHook):
         self._thread.start()
 
     def _drain(self, session):
-        feed = {self._outfeed._chunk: self._outfeed.chunk_for(self._chunk)}  # pylint: disable=protected-access
+        feed = {self._outfeed.runs_per_call: self._outfeed.runs_for(self._chunk)}
         try:
             while True:
                 session.run(self._outfeed.host_loop, feed)

@@ -173,3 +173,26 @@ def test_host_fn_building_no_op_still_drains_every_record(tmp_model_dir, iterati
     steps = 2500  # more records than the queue holds
     est.train(dataset_input_fn(), steps=steps)
     assert est.get_variable_value("global_step") == steps
+
+
+def test_loss_logging_stays_step_based_under_the_loop(tmp_model_dir):
+    import logging
+    records = []
+
+    class Collect(logging.Handler):
+        def emit(self, record):
+            records.append(record.getMessage())
+
+    handler = Collect()
+    logger = tf.get_logger()
+    old_level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    try:
+        _estimator(tmp_model_dir, 10, log_step_count_steps=20).train(dataset_input_fn(), steps=60)
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(old_level)
+    logged = [int(m.split("step = ")[1].split()[0]) for m in records
+              if m.startswith("loss = ") and "step = " in m]
+    assert logged == [10, 20, 40, 60]

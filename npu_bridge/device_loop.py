@@ -98,6 +98,54 @@ def _read_after(values, update_op):
             op._add_control_input(update_op)  # pylint: disable=protected-access
 
 
+class _HookTensors(object):
+    """Lets hooks from model_fn fetch tensors of the loop body.
+
+    Hooks such as ``LoggingTensorHook({"loss": loss})`` hold body tensors, which
+    cannot be fetched from outside the loop. Inside the body each such tensor
+    is copied into a local variable every step; after the loop the hook's
+    attribute is pointed at a read of that variable, ordered after the loop,
+    so the hook sees the value of the run's last step.
+    """
+
+    def __init__(self, hooks, body_graph, after):
+        self._patches = []  # (setter, variable)
+        mirrors = {}
+        for hook in hooks:
+            for name, value in list(vars(hook).items()):
+                for setter, tensor in _body_tensor_slots(hook, name, value, body_graph):
+                    if tensor.ref() not in mirrors:
+                        var, keep = _mirror(tensor, "npu_loop_hook_value_%d" % len(mirrors))
+                        mirrors[tensor.ref()] = var
+                        after.append(keep)
+                    self._patches.append((setter, mirrors[tensor.ref()]))
+
+    def point_hooks_outside(self, loop_done):
+        reads = {}
+        with tf.control_dependencies([loop_done]):
+            for setter, var in self._patches:
+                if var.ref() not in reads:
+                    reads[var.ref()] = tf.identity(var.read_value())
+                setter(reads[var.ref()])
+
+
+def _body_tensor_slots(hook, name, value, body_graph):
+    """(setter, tensor) for each body tensor held in ``hook.name`` (directly, in a dict or list)."""
+    def is_body_tensor(item):
+        return isinstance(item, tf.Tensor) and item.graph is body_graph
+
+    if is_body_tensor(value):
+        yield (lambda new: setattr(hook, name, new)), value
+    elif isinstance(value, dict):
+        for key, item in list(value.items()):
+            if is_body_tensor(item):
+                yield (lambda new, key=key: value.__setitem__(key, new)), item
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            if is_body_tensor(item):
+                yield (lambda new, index=index: value.__setitem__(index, new)), item
+
+
 def _attach_outfeed(spec, after, hooks):
     """Enqueue the spec's host_call values after ``after``; returns the enqueue op or None."""
     host_call = _host_call(spec)
@@ -177,13 +225,18 @@ class ProgramBuilder(object):
                 after.append(enqueue)
             last_loss, keep_loss = _mirror(spec.loss, "npu_loop_last_loss")
             after.append(keep_loss)
-            built.update(spec=spec, outfeed=outfeed, last_loss=last_loss)
+            hook_tensors = _HookTensors(
+                list(spec.training_hooks) + list(spec.training_chief_hooks),
+                tf.compat.v1.get_default_graph(), after)
+            built.update(spec=spec, outfeed=outfeed, last_loss=last_loss,
+                         hook_tensors=hook_tensors)
             with tf.control_dependencies(_anchored(after)):
                 return i + 1
 
         with tf.name_scope("npu_loop"), resource_variables():
             done = _loop(iterations, body)
         inner = built["spec"]
+        built["hook_tensors"].point_hooks_outside(done)
         with tf.control_dependencies([done]):
             loss = tf.identity(built["last_loss"].read_value(), name="last_loss")
             step_after = tf.identity(
@@ -239,7 +292,9 @@ class ProgramBuilder(object):
                     var, keep = _mirror(value, "npu_loop_metric_%d" % len(mirrors))
                     mirrors[name] = var
                     after.append(keep)
-            built.update(spec=spec, outfeed=outfeed, mirrors=mirrors)
+            hook_tensors = _HookTensors(list(spec.evaluation_hooks),
+                                        tf.compat.v1.get_default_graph(), after)
+            built.update(spec=spec, outfeed=outfeed, mirrors=mirrors, hook_tensors=hook_tensors)
             with tf.control_dependencies(_anchored(after)):
                 return i + 1
 
@@ -247,6 +302,7 @@ class ProgramBuilder(object):
             done = _loop(steps_per_run.read_value(), body)
         tf.compat.v1.add_to_collection(loop_hooks.EVAL_STEPS_PER_RUN, self._iterations)
         _finish_outfeed(built["outfeed"], hooks)
+        built["hook_tensors"].point_hooks_outside(done)
         eval_dict = {name: var.read_value() for name, var in built["mirrors"].items()}
         return Program(built["spec"], hooks, tf.group(done), eval_dict, True)
 

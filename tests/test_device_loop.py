@@ -196,3 +196,39 @@ def test_loss_logging_stays_step_based_under_the_loop(tmp_model_dir):
     logged = [int(m.split("step = ")[1].split()[0]) for m in records
               if m.startswith("loss = ") and "step = " in m]
     assert logged == [10, 20, 40, 60]
+
+
+class FetchEachRun(tf.compat.v1.train.SessionRunHook):
+    """A user hook holding model tensors, as training_hooks often do."""
+
+    def __init__(self, tensors):
+        self.tensors = tensors
+        self.values = []
+
+    def before_run(self, run_context):
+        return tf.compat.v1.train.SessionRunArgs(self.tensors)
+
+    def after_run(self, run_context, run_values):
+        self.values.append(run_values.results)
+
+
+def test_model_fn_hooks_fetch_the_last_step_of_each_run(tmp_model_dir):
+    from conftest import FEATURES, reference_losses
+    hooks = {}
+
+    def model_fn(features, labels, mode):
+        w = tf.compat.v1.get_variable("w", [FEATURES, 1], initializer=tf.zeros_initializer())
+        b = tf.compat.v1.get_variable("b", [1], initializer=tf.zeros_initializer())
+        loss = tf.reduce_mean(tf.square(tf.matmul(features, w) + b - labels))
+        gs = tf.compat.v1.train.get_global_step()
+        train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=gs)
+        hooks["fetch"] = FetchEachRun({"loss": loss})
+        return NPUEstimatorSpec(mode, loss=loss, train_op=train_op, training_hooks=[
+            hooks["fetch"], tf.compat.v1.train.LoggingTensorHook({"loss": loss}, every_n_iter=1)])
+
+    est = NPUEstimator(model_fn, config=NPURunConfig(iterations_per_loop=5,
+                                                     model_dir=tmp_model_dir))
+    est.train(dataset_input_fn(), steps=12)
+    expected = reference_losses(12)
+    got = [v["loss"] for v in hooks["fetch"].values]
+    assert got == pytest.approx([expected[4], expected[9], expected[11]], rel=1e-4)

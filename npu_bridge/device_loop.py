@@ -9,8 +9,8 @@ another (``parallel_iterations=1`` and a control edge from every step's ops to
 the loop counter), which keeps results identical to N separate runs.
 
 The loop's results that the Estimator and hooks fetch afterwards (the last
-loss, metric values) are copied into local variables inside the body, because
-tensors of a loop body cannot be fetched from outside.
+loss, metric values, tensors held by model_fn's hooks) are copied out of the
+body by ``loop_values``.
 """
 
 import collections
@@ -18,12 +18,14 @@ import contextlib
 
 import tensorflow as tf
 from tensorflow.python.ops import while_v2
+from tensorflow.python.training import basic_session_run_hooks
 from tensorflow_estimator.python.estimator import estimator as estimator_lib
 from tensorflow_estimator.python.estimator import model_fn as model_fn_lib
 from tensorflow_estimator.python.estimator import util as estimator_util
 
 from npu_bridge import loop_hooks
 from npu_bridge.distributed import runtime
+from npu_bridge.loop_values import HookTensors, mirror, read_after
 from npu_bridge.outfeed import HostCallHook, Outfeed, anchor
 
 ModeKeys = model_fn_lib.ModeKeys
@@ -61,93 +63,8 @@ def _host_call(spec):
     return getattr(spec, "host_call", None)
 
 
-def _mirror(value, name):
-    """A local variable holding ``value``'s latest result, readable after the loop."""
-    value = tf.convert_to_tensor(value)
-    fixed = value.shape.is_fully_defined()
-    with tf.init_scope():
-        shape = value.shape if fixed else []
-        initial = tf.fill(shape, "") if value.dtype == tf.string else tf.zeros(shape, value.dtype)
-        var = tf.compat.v1.Variable(
-            initial, trainable=False, use_resource=True, validate_shape=fixed,
-            collections=[tf.compat.v1.GraphKeys.LOCAL_VARIABLES], name=name)
-    return var, var.assign(value, read_value=False)
-
-
-def _ancestors(ops):
-    seen, stack = set(), list(ops)
-    while stack:
-        op = stack.pop()
-        if op in seen:
-            continue
-        seen.add(op)
-        stack.extend(t.op for t in op.inputs)
-        stack.extend(op.control_inputs)
-    return seen
-
-
-def _read_after(values, update_op):
-    """Make the variable reads behind metric ``values`` wait for this step's update.
-
-    Metric value tensors read their variables without any ordering against the
-    update op; inside a loop body that race would leave a stale value.
-    """
-    before_update = _ancestors([update_op])
-    for op in _ancestors([tf.convert_to_tensor(v).op for v in values]):
-        if op.type == "ReadVariableOp" and op not in before_update:
-            op._add_control_input(update_op)  # pylint: disable=protected-access
-
-
-class _HookTensors(object):
-    """Lets hooks from model_fn fetch tensors of the loop body.
-
-    Hooks such as ``LoggingTensorHook({"loss": loss})`` hold body tensors, which
-    cannot be fetched from outside the loop. Inside the body each such tensor
-    is copied into a local variable every step; after the loop the hook's
-    attribute is pointed at a read of that variable, ordered after the loop,
-    so the hook sees the value of the run's last step.
-    """
-
-    def __init__(self, hooks, body_graph, after):
-        self._patches = []  # (setter, variable)
-        mirrors = {}
-        for hook in hooks:
-            for name, value in list(vars(hook).items()):
-                for setter, tensor in _body_tensor_slots(hook, name, value, body_graph):
-                    if tensor.ref() not in mirrors:
-                        var, keep = _mirror(tensor, "npu_loop_hook_value_%d" % len(mirrors))
-                        mirrors[tensor.ref()] = var
-                        after.append(keep)
-                    self._patches.append((setter, mirrors[tensor.ref()]))
-
-    def point_hooks_outside(self, loop_done):
-        reads = {}
-        with tf.control_dependencies([loop_done]):
-            for setter, var in self._patches:
-                if var.ref() not in reads:
-                    reads[var.ref()] = tf.identity(var.read_value())
-                setter(reads[var.ref()])
-
-
-def _body_tensor_slots(hook, name, value, body_graph):
-    """(setter, tensor) for each body tensor held in ``hook.name`` (directly, in a dict or list)."""
-    def is_body_tensor(item):
-        return isinstance(item, tf.Tensor) and item.graph is body_graph
-
-    if is_body_tensor(value):
-        yield (lambda new: setattr(hook, name, new)), value
-    elif isinstance(value, dict):
-        for key, item in list(value.items()):
-            if is_body_tensor(item):
-                yield (lambda new, key=key: value.__setitem__(key, new)), item
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            if is_body_tensor(item):
-                yield (lambda new, index=index: value.__setitem__(index, new)), item
-
-
-def _attach_outfeed(spec, after, hooks):
-    """Enqueue the spec's host_call values after ``after``; returns the enqueue op or None."""
+def _attach_outfeed(spec, after):
+    """(outfeed, enqueue op) sending the spec's host_call values after ``after``, or Nones."""
     host_call = _host_call(spec)
     if host_call is None:
         return None, None
@@ -206,7 +123,7 @@ class ProgramBuilder(object):
         looped, source, hooks = self._input(input_result, ModeKeys.TRAIN)
         if not looped:
             spec = self._call_model_fn(source[0], source[1], ModeKeys.TRAIN)
-            outfeed, enqueue = _attach_outfeed(spec, [spec.train_op], hooks)
+            outfeed, enqueue = _attach_outfeed(spec, [spec.train_op])
             if enqueue is not None:
                 spec = spec._replace(train_op=tf.group(spec.train_op, enqueue))
             _finish_outfeed(outfeed, hooks)
@@ -220,12 +137,12 @@ class ProgramBuilder(object):
             features, labels = estimator_util.parse_iterator_result(source.get_next())
             spec = self._call_model_fn(features, labels, ModeKeys.TRAIN)
             after = [spec.train_op]
-            outfeed, enqueue = _attach_outfeed(spec, [spec.train_op], hooks)
+            outfeed, enqueue = _attach_outfeed(spec, [spec.train_op])
             if enqueue is not None:
                 after.append(enqueue)
-            last_loss, keep_loss = _mirror(spec.loss, "npu_loop_last_loss")
+            last_loss, keep_loss = mirror(spec.loss, "npu_loop_last_loss")
             after.append(keep_loss)
-            hook_tensors = _HookTensors(
+            hook_tensors = HookTensors(
                 list(spec.training_hooks) + list(spec.training_chief_hooks),
                 tf.compat.v1.get_default_graph(), after)
             built.update(spec=spec, outfeed=outfeed, last_loss=last_loss,
@@ -267,32 +184,31 @@ class ProgramBuilder(object):
         if not looped:
             spec, update_op, values = self._eval_step(*source)
             # "Sent after the loss is computed": the values wait for the metric updates.
-            outfeed, enqueue = _attach_outfeed(spec, [update_op], hooks)
+            outfeed, enqueue = _attach_outfeed(spec, [update_op])
             if enqueue is not None:
                 update_op = tf.group(update_op, enqueue)
             _finish_outfeed(outfeed, hooks)
             return Program(spec, hooks, update_op, values, False)
 
         built = {}
-        steps_per_run = tf.compat.v1.train.get_or_create_steps_per_run_variable() \
-            if hasattr(tf.compat.v1.train, "get_or_create_steps_per_run_variable") \
-            else _steps_per_run_variable()
+        # The variable TensorFlow's multi-step eval hook sets before every run.
+        steps_per_run = basic_session_run_hooks.get_or_create_steps_per_run_variable()
 
         def body(i):
             features, labels = estimator_util.parse_iterator_result(source.get_next())
             spec, update_op, values = self._eval_step(features, labels)
             after = [update_op]
-            outfeed, enqueue = _attach_outfeed(spec, [update_op], hooks)
+            outfeed, enqueue = _attach_outfeed(spec, [update_op])
             if enqueue is not None:
                 after.append(enqueue)
             mirrors = {}
-            _read_after(list(values.values()), update_op)
+            read_after(list(values.values()), update_op)
             with tf.control_dependencies([update_op]):
                 for name, value in values.items():
-                    var, keep = _mirror(value, "npu_loop_metric_%d" % len(mirrors))
+                    var, keep = mirror(value, "npu_loop_metric_%d" % len(mirrors))
                     mirrors[name] = var
                     after.append(keep)
-            hook_tensors = _HookTensors(list(spec.evaluation_hooks),
+            hook_tensors = HookTensors(list(spec.evaluation_hooks),
                                         tf.compat.v1.get_default_graph(), after)
             built.update(spec=spec, outfeed=outfeed, mirrors=mirrors, hook_tensors=hook_tensors)
             with tf.control_dependencies(_anchored(after)):
@@ -305,8 +221,3 @@ class ProgramBuilder(object):
         built["hook_tensors"].point_hooks_outside(done)
         eval_dict = {name: var.read_value() for name, var in built["mirrors"].items()}
         return Program(built["spec"], hooks, tf.group(done), eval_dict, True)
-
-
-def _steps_per_run_variable():
-    from tensorflow.python.training import basic_session_run_hooks  # pylint: disable=import-outside-toplevel
-    return basic_session_run_hooks.get_or_create_steps_per_run_variable()

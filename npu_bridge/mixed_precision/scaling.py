@@ -6,32 +6,9 @@ the finite check reads the device's float-status register; on CPU/GPU we look
 at the gradients themselves, which is what the register summarises.
 """
 
-import os
-
 import tensorflow as tf
 
-
-def rank_size():
-    """RANK_SIZE from the environment; unset or empty means a single rank."""
-    raw = os.environ.get("RANK_SIZE", "").strip()
-    if not raw:
-        return 1
-    try:
-        return int(raw)
-    except ValueError:
-        raise ValueError("RANK_SIZE must be an integer; got %r." % raw)
-
-
-def _collectives():
-    """The distributed engineer's collectives module, or a clear error if absent."""
-    try:
-        from npu_bridge.distributed import collectives
-    except ImportError as err:
-        raise NotImplementedError(
-            "is_distributed=True with RANK_SIZE=%d needs "
-            "npu_bridge.distributed.collectives, which failed to import (%s)."
-            % (rank_size(), err))
-    return collectives
+from npu_bridge.distributed import collectives, runtime
 
 
 def agree_across_ranks(all_finite):
@@ -40,18 +17,18 @@ def agree_across_ranks(all_finite):
     Every rank must take the same skip/apply decision, or the replicas'
     variables drift apart.  A no-op on a single rank.
     """
-    if rank_size() <= 1:
+    if not runtime.is_distributed():
         return all_finite
-    return _collectives().allreduce_flag_all(all_finite)
+    return collectives.allreduce_flag_all(all_finite)
 
 
 def average_across_ranks(grads):
     """Mean of each gradient over ranks (IndexedSlices made dense); no-op on one rank."""
-    if rank_size() <= 1:
+    if not runtime.is_distributed():
         return list(grads)
     present = [i for i, g in enumerate(grads) if g is not None]
     dense = [tf.convert_to_tensor(grads[i]) for i in present]
-    reduced = _collectives().fused_allreduce(dense, "mean")
+    reduced = collectives.fused_allreduce(dense, "mean")
     out = list(grads)
     for i, g in zip(present, reduced):
         out[i] = g

@@ -44,6 +44,18 @@ def read_scalars(logdir, tag):
     return out
 
 
+def linear_sgd_step(features, labels, lr=0.1, bias=False):
+    """(loss, global_step, train_op) of one SGD step of a zero-initialised linear model."""
+    w = tf.compat.v1.get_variable("w", [FEATURES, 1], initializer=tf.zeros_initializer())
+    pred = tf.matmul(features, w)
+    if bias:
+        pred += tf.compat.v1.get_variable("b", [1], initializer=tf.zeros_initializer())
+    loss = tf.reduce_mean(tf.square(pred - labels))
+    gs = tf.compat.v1.train.get_global_step()
+    train_op = tf.compat.v1.train.GradientDescentOptimizer(lr).minimize(loss, global_step=gs)
+    return loss, gs, train_op
+
+
 def linear_model_fn(host_call_kind="list", logdir_key="host_logdir", lr=0.1):
     """A linear regression model_fn whose host_call writes loss (and more) per step."""
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from conftest import dataset_input_fn, linear_model_fn, make_data, read_scalars
+from conftest import dataset_input_fn, linear_model_fn, linear_sgd_step, make_data, read_scalars
 from npu_bridge.npu_init import NPUEstimator, NPUEstimatorSpec, NPURunConfig
 
 
@@ -99,10 +99,7 @@ def test_loop_gives_the_same_variables_as_single_steps(tmp_path):
 
 def _failing_host_model_fn(fail_at):
     def model_fn(features, labels, mode):
-        w = tf.compat.v1.get_variable("w", [4, 1], initializer=tf.zeros_initializer())
-        loss = tf.reduce_mean(tf.square(tf.matmul(features, w) - labels))
-        gs = tf.compat.v1.train.get_global_step()
-        train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=gs)
+        loss, gs, train_op = linear_sgd_step(features, labels)
 
         def host_fn(step):
             return [tf.debugging.assert_less(step, tf.constant(fail_at, tf.int64),
@@ -161,10 +158,7 @@ def test_host_fn_building_no_op_still_drains_every_record(tmp_model_dir, iterati
     """A fn that returns [] (nothing to run) must not stall the device on a full queue."""
 
     def model_fn(features, labels, mode):
-        w = tf.compat.v1.get_variable("w", [4, 1], initializer=tf.zeros_initializer())
-        loss = tf.reduce_mean(tf.square(tf.matmul(features, w) - labels))
-        gs = tf.compat.v1.train.get_global_step()
-        train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=gs)
+        loss, gs, train_op = linear_sgd_step(features, labels)
         return NPUEstimatorSpec(mode, loss=loss, train_op=train_op,
                                 host_call=(lambda step: [], [gs]))
 
@@ -213,15 +207,11 @@ class FetchEachRun(tf.compat.v1.train.SessionRunHook):
 
 
 def test_model_fn_hooks_fetch_the_last_step_of_each_run(tmp_model_dir):
-    from conftest import FEATURES, reference_losses
+    from conftest import reference_losses
     hooks = {}
 
     def model_fn(features, labels, mode):
-        w = tf.compat.v1.get_variable("w", [FEATURES, 1], initializer=tf.zeros_initializer())
-        b = tf.compat.v1.get_variable("b", [1], initializer=tf.zeros_initializer())
-        loss = tf.reduce_mean(tf.square(tf.matmul(features, w) + b - labels))
-        gs = tf.compat.v1.train.get_global_step()
-        train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=gs)
+        loss, _, train_op = linear_sgd_step(features, labels, bias=True)
         hooks["fetch"] = FetchEachRun({"loss": loss})
         return NPUEstimatorSpec(mode, loss=loss, train_op=train_op, training_hooks=[
             hooks["fetch"], tf.compat.v1.train.LoggingTensorHook({"loss": loss}, every_n_iter=1)])

@@ -9,17 +9,13 @@ import pytest
 import tensorflow as tf
 from tensorboard.backend.event_processing import event_accumulator
 
-from conftest import dataset_input_fn, read_scalars
+from conftest import dataset_input_fn, linear_sgd_step, read_scalars
 from npu_bridge.npu_init import NPUEstimator, NPUEstimatorSpec, NPURunConfig
 
 
 def _model_fn(logdir):
     def model_fn(features, labels, mode):
-        w = tf.compat.v1.get_variable("w", [4, 1], initializer=tf.zeros_initializer())
-        pred = tf.matmul(features, w)
-        loss = tf.reduce_mean(tf.square(pred - labels))
-        gs = tf.compat.v1.train.get_global_step()
-        train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=gs)
+        loss, gs, train_op = linear_sgd_step(features, labels)
         loss_1 = tf.reshape(loss, [1])
         images = tf.reshape(tf.tile(features, [1, 16]), [4, 8, 8, 1])
 

@@ -5,7 +5,7 @@ import time
 import pytest
 import tensorflow as tf
 
-from conftest import dataset_input_fn
+from conftest import dataset_input_fn, linear_sgd_step
 from npu_bridge.npu_init import NPUEstimator, NPUEstimatorSpec, NPURunConfig
 from npu_bridge.outfeed import MAX_QUEUE_RECORDS, QUEUE_BYTES_BUDGET, Outfeed
 
@@ -30,10 +30,7 @@ def test_device_runs_ahead_of_a_slow_host(tmp_model_dir):
     steps = 200
 
     def model_fn(features, labels, mode):
-        w = tf.compat.v1.get_variable("w", [4, 1], initializer=tf.zeros_initializer())
-        loss = tf.reduce_mean(tf.square(tf.matmul(features, w) - labels))
-        gs = tf.compat.v1.train.get_global_step()
-        train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=gs)
+        loss, gs, train_op = linear_sgd_step(features, labels)
 
         def host_fn(step):
             def slow(value):

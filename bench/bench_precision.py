@@ -15,7 +15,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
-from npu_bridge.precision import apply_precision_mode, detect_hardware  # noqa: E402
+from npu_bridge.mixed_precision.precision_mode import apply_precision_mode, detect_hardware  # noqa: E402
 
 tf.compat.v1.disable_eager_execution()
 

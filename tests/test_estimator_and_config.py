@@ -150,7 +150,7 @@ def test_precision_mode_reaches_the_session_config():
     assert keep.graph_options.rewrite_options.auto_mixed_precision == off
     mixed = NPURunConfig(precision_mode="allow_mix_precision").session_config
     rewrite = mixed.graph_options.rewrite_options
-    from npu_bridge.precision import detect_hardware
+    from npu_bridge.mixed_precision.precision_mode import detect_hardware
     on = rewriter_config_pb2.RewriterConfig.ON
     hardware = detect_hardware()
     assert (rewrite.auto_mixed_precision == on) == (hardware == "gpu")

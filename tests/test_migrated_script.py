@@ -6,7 +6,7 @@ from npu_bridge.npu_init import *  # noqa: F401,F403  (what migrated scripts do)
 from npu_bridge.npu_init import (ExponentialUpdateLossScaleManager, NPUDistributedOptimizer,
                                  NPUEstimator, NPUEstimatorSpec, NPULossScaleOptimizer,
                                  NPURunConfig, npu_hooks_append)
-from npu_bridge.session_helpers import npu_run_config_init
+from npu_bridge.migration.session_helpers import npu_run_config_init
 
 from conftest import FEATURES, dataset_input_fn, read_scalars
 

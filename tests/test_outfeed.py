@@ -7,7 +7,7 @@ import tensorflow as tf
 
 from conftest import dataset_input_fn, linear_sgd_step
 from npu_bridge.npu_init import NPUEstimator, NPUEstimatorSpec, NPURunConfig
-from npu_bridge.outfeed import MAX_QUEUE_RECORDS, QUEUE_BYTES_BUDGET, Outfeed
+from npu_bridge.device_loop.outfeed import MAX_QUEUE_RECORDS, QUEUE_BYTES_BUDGET, Outfeed
 
 
 @pytest.mark.parametrize("shape,expected", [

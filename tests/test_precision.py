@@ -5,7 +5,7 @@ import pytest
 import tensorflow as tf
 from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig
 
-from npu_bridge.precision import apply_precision_mode, cpu_has_bf16
+from npu_bridge.mixed_precision.precision_mode import apply_precision_mode, cpu_has_bf16
 
 
 def _rewrite(config):

@@ -4,7 +4,7 @@ import numpy as np
 import tensorflow as tf
 from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig
 
-from npu_bridge.session_helpers import (
+from npu_bridge.migration.session_helpers import (
     npu_config_proto, npu_graph_options, npu_optimizer_options, npu_run_config_init,
     npu_session_config_init, read_npu_optimizer_options)
 

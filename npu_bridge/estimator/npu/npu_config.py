@@ -1,5 +1,5 @@
 """Shim for the original path ``npu_bridge.estimator.npu.npu_config``."""
 
-from npu_bridge.config import DumpConfig, DynamicInputConfig, NPURunConfig, ProfilingConfig
+from npu_bridge.core.config import DumpConfig, DynamicInputConfig, NPURunConfig, ProfilingConfig
 
 __all__ = ["NPURunConfig", "ProfilingConfig", "DumpConfig", "DynamicInputConfig"]

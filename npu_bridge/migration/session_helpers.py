@@ -13,7 +13,7 @@ import tensorflow as tf
 from tensorflow.core.protobuf import config_pb2
 from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig
 
-from npu_bridge.precision import apply_precision_mode
+from npu_bridge.mixed_precision.precision_mode import apply_precision_mode
 
 NPU_OPTIMIZER_NAME = "NpuOptimizer"
 

@@ -10,8 +10,8 @@ effect here; none is silently reinterpreted.
 import tensorflow as tf
 from tensorflow_estimator.python.estimator import run_config as run_config_lib
 
-from npu_bridge.precision import apply_precision_mode
-from npu_bridge.session_helpers import read_npu_optimizer_options
+from npu_bridge.mixed_precision.precision_mode import apply_precision_mode
+from npu_bridge.migration.session_helpers import read_npu_optimizer_options
 
 PRECISION_MODES = ("allow_fp32_to_fp16", "force_fp16", "must_keep_origin_dtype",
                    "allow_mix_precision")
@@ -105,7 +105,7 @@ class NPURunConfig(run_config_lib.RunConfig):
     ``iterations_per_loop=N`` makes NPUEstimator run N steps inside one
     ``Session.run`` (an in-graph loop). ``precision_mode`` turns on
     TensorFlow's automatic mixed precision in the session config (see
-    ``npu_bridge.precision``). A session_config whose "NpuOptimizer" entry
+    ``npu_bridge.mixed_precision.precision_mode``). A session_config whose "NpuOptimizer" entry
     carries iterations_per_loop or precision_mode supplies them when the
     arguments are left at their defaults. ``mix_compile_mode=True`` (part of the
     graph on the host) keeps N at 1, as on Ascend. When neither

@@ -21,7 +21,7 @@ import tensorflow as tf
 from tensorflow.python.ops import summary_ops_v2
 from tensorflow.python.ops import while_v2
 
-from npu_bridge.host_call import HostCall
+from npu_bridge.core.host_call import HostCall
 
 # Records kept in the queue are bounded by bytes as well as by count, so a
 # host_call carrying image batches cannot eat the machine's memory.

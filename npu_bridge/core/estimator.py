@@ -10,11 +10,11 @@ from tensorflow_estimator.python.estimator import estimator as estimator_lib
 from tensorflow_estimator.python.estimator import model_fn as model_fn_lib
 from tensorflow.python.training import training_util
 
-from npu_bridge import loop_hooks
-from npu_bridge.config import NPURunConfig
-from npu_bridge.device_loop import ProgramBuilder, resource_variables
+from npu_bridge.device_loop import loop_hooks
+from npu_bridge.core.config import NPURunConfig
+from npu_bridge.device_loop.builder import ProgramBuilder, resource_variables
 from npu_bridge.distributed import estimator_support as _ranks
-from npu_bridge.outfeed import HostCallHook
+from npu_bridge.device_loop.outfeed import HostCallHook
 
 ModeKeys = model_fn_lib.ModeKeys
 

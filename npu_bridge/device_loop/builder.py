@@ -23,10 +23,10 @@ from tensorflow_estimator.python.estimator import estimator as estimator_lib
 from tensorflow_estimator.python.estimator import model_fn as model_fn_lib
 from tensorflow_estimator.python.estimator import util as estimator_util
 
-from npu_bridge import loop_hooks
+from npu_bridge.device_loop import loop_hooks
 from npu_bridge.distributed import runtime
-from npu_bridge.loop_values import HookTensors, mirror, read_after
-from npu_bridge.outfeed import HostCallHook, Outfeed, anchor
+from npu_bridge.device_loop.loop_values import HookTensors, mirror, read_after
+from npu_bridge.device_loop.outfeed import HostCallHook, Outfeed, anchor
 
 ModeKeys = model_fn_lib.ModeKeys
 

@@ -154,10 +154,9 @@ def worker(args):
             / max(marks["last"] - marks["first"], 1e-9),
             "tail": marks["returned"] - marks["last"],
             "final_step": marks["last_step"]})
-    if runtime.rank_info().rank_id == 0:
-        events, graph = _model_bytes(args.model_dir)
-        print("RESULT " + json.dumps({"calls": calls, "event_bytes": events,
-                                      "graph_bytes": graph}), flush=True)
+    events, graph = _model_bytes(args.model_dir)
+    print("RESULT " + json.dumps({"rank": runtime.rank_info().rank_id, "calls": calls,
+                                  "event_bytes": events, "graph_bytes": graph}), flush=True)
 
 
 # ---- driver: every variant in a fresh process ---------------------------------
@@ -179,9 +178,16 @@ def measure(variant, ranks, args):
                              timeout=args.timeout)
     finally:
         shutil.rmtree(model_dir, ignore_errors=True)
+    found = None
     for line in out.stdout.splitlines():
         if "RESULT " in line:
-            return json.loads(line.split("RESULT ", 1)[1])
+            result = json.loads(line.split("RESULT ", 1)[1])
+            if args.verbose:
+                print("  rank %d: %s" % (result["rank"], json.dumps(result["calls"])))
+            if result["rank"] == 0:
+                found = result
+    if found is not None:
+        return found
     sys.stderr.write("%s with %d rank(s) failed (exit %d):\n%s\n"
                      % (variant, ranks, out.returncode, (out.stdout + out.stderr)[-3000:]))
     return None
@@ -224,6 +230,7 @@ def main():
     parser.add_argument("--steps", type=int, default=300, help="steps per train() call")
     parser.add_argument("--quick", action="store_true", help="100 steps, 1 rank")
     parser.add_argument("--timeout", type=float, default=1800)
+    parser.add_argument("--verbose", action="store_true", help="print every rank's phases")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--variant", help=argparse.SUPPRESS)
     parser.add_argument("--model-dir", help=argparse.SUPPRESS)

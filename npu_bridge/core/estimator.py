@@ -10,8 +10,9 @@ from tensorflow_estimator.python.estimator import estimator as estimator_lib
 from tensorflow_estimator.python.estimator import model_fn as model_fn_lib
 from tensorflow.python.training import training_util
 
-from npu_bridge.device_loop import loop_hooks
+from npu_bridge.core import checkpoint_saver
 from npu_bridge.core.config import NPURunConfig
+from npu_bridge.device_loop import loop_hooks
 from npu_bridge.device_loop.builder import ProgramBuilder, resource_variables
 from npu_bridge.distributed import estimator_support as _ranks
 from npu_bridge.device_loop.outfeed import HostCallHook
@@ -129,6 +130,7 @@ class NPUEstimator(estimator_lib.Estimator):
         if looped:
             # Logging and step counting are replaced by step-aware hooks.
             self._config = config.replace(log_step_count_steps=None)
+        estimator_spec = self._with_checkpoint_saver(estimator_spec, worker_hooks + list(hooks))
         parent = super(NPUEstimator, self)._train_with_estimator_spec
         try:
             return _run_with_host_calls(
@@ -137,6 +139,17 @@ class NPUEstimator(estimator_lib.Estimator):
                                global_step_tensor, saving_listeners))
         finally:
             self._config = config
+
+    def _with_checkpoint_saver(self, spec, hooks):
+        """``spec`` with our checkpoint saver first among its chief hooks, where the stock
+        Estimator would add its own (none given, and the config saves checkpoints)."""
+        given = hooks + list(spec.training_chief_hooks)
+        if any(isinstance(h, tf.compat.v1.train.CheckpointSaverHook) for h in given):
+            return spec
+        saver = checkpoint_saver.saver_hook_for(self._config, self._model_dir, spec.scaffold)
+        if saver is None:
+            return spec
+        return spec._replace(training_chief_hooks=[saver] + list(spec.training_chief_hooks))
 
     # ---- evaluation -----------------------------------------------------
 

@@ -1,0 +1,150 @@
+"""NPUEstimator's checkpoint saver: the stock hook, writing the graph only when it changed.
+
+The stock ``CheckpointSaverHook`` writes ``graph.pbtxt`` (a text dump: seconds
+for a model of a few hundred variables) and a graph and a meta-graph record to
+the events file every time a session starts, i.e. on every ``train()`` call.
+Scripts that alternate ``train()`` and ``evaluate()`` rebuild the same graph
+each time, so each call costs those seconds again and grows the events file by
+two more copies of the graph. This hook skips the three writes when the graph
+is the same as the one this process last wrote to that model_dir.
+
+"The same" means the same nodes, ops, attributes, shapes and dtypes. It ignores
+the numeric suffixes TensorFlow gives function names (``..._body_23`` vs
+``..._body_6303`` for the same loop body traced again) and the values held in
+constants (an unseeded initializer draws a new seed constant at every build):
+what TensorBoard draws is the same. Checkpoints and their ``.meta`` files, which
+hold the exact graph of each checkpoint, are written as by the stock hook.
+"""
+
+import hashlib
+import os
+import re
+import threading
+
+import tensorflow as tf
+from tensorflow.core.framework import tensor_pb2
+from tensorflow.python.framework import meta_graph
+from tensorflow.python.training import training_util
+
+_UNIQUE_SUFFIX = re.compile(r"_\d+$")
+_last_written = {}  # realpath(model_dir) -> _WrittenGraph last written there
+_lock = threading.Lock()
+
+
+class _Canonicalizer(object):
+    """Rewrites every function name (and names built from one) to its suffix-free form."""
+
+    def __init__(self, function_names):
+        self._names = {name: _UNIQUE_SUFFIX.sub("", name) for name in function_names}
+        ordered = sorted(self._names, key=len, reverse=True)
+        self._pattern = re.compile("|".join(re.escape(n) for n in ordered)) if ordered else None
+
+    def text(self, value):
+        if self._pattern is None:
+            return value
+        return self._pattern.sub(lambda match: self._names[match.group(0)], value)
+
+    def node(self, node):
+        node.name = self.text(node.name)
+        node.op = self.text(node.op)
+        inputs = [self.text(i) for i in node.input]
+        del node.input[:]
+        node.input.extend(inputs)
+        if node.op == "Const" and "value" in node.attr:
+            tensor = node.attr["value"].tensor
+            tensor.CopyFrom(tensor_pb2.TensorProto(dtype=tensor.dtype,
+                                                   tensor_shape=tensor.tensor_shape))
+        for value in node.attr.values():
+            if value.HasField("func"):
+                value.func.name = self.text(value.func.name)
+            elif value.HasField("list"):
+                for func in value.list.func:
+                    func.name = self.text(func.name)
+
+    def function(self, function):
+        signature = function.signature
+        signature.name = self.text(signature.name)
+        for arg in list(signature.input_arg) + list(signature.output_arg):
+            arg.name = self.text(arg.name)
+        for node in function.node_def:
+            self.node(node)
+        for table in (function.ret, function.control_ret):
+            renamed = {self.text(k): self.text(v) for k, v in table.items()}
+            table.clear()
+            table.update(renamed)
+
+
+def graph_digest(graph_def):
+    """A digest of ``graph_def`` that does not depend on function-name suffixes."""
+    canonical = tf.compat.v1.GraphDef()
+    canonical.CopyFrom(graph_def)
+    library = canonical.library
+    rename = _Canonicalizer(f.signature.name for f in library.function)
+    for node in canonical.node:
+        rename.node(node)
+    for function in library.function:
+        rename.function(function)
+    for gradient in library.gradient:
+        gradient.function_name = rename.text(gradient.function_name)
+        gradient.gradient_func = rename.text(gradient.gradient_func)
+    digest = hashlib.sha256()
+    # Function order in the library follows creation order: hash them sorted.
+    for function in sorted(f.SerializeToString(deterministic=True) for f in library.function):
+        digest.update(function)
+    for gradient in sorted(g.SerializeToString(deterministic=True) for g in library.gradient):
+        digest.update(gradient)
+    canonical.ClearField("library")
+    digest.update(canonical.SerializeToString(deterministic=True))
+    return digest.hexdigest()
+
+
+class _WrittenGraph(object):
+    """The graph last written to a model_dir; its digest is computed only when compared."""
+
+    def __init__(self, graph_def):
+        self._graph_def, self._digest = graph_def, None
+
+    @property
+    def digest(self):
+        if self._digest is None:
+            self._digest, self._graph_def = graph_digest(self._graph_def), None
+        return self._digest
+
+
+class CheckpointSaverHook(tf.compat.v1.train.CheckpointSaverHook):
+    """``tf.compat.v1.train.CheckpointSaverHook`` that writes an unchanged graph once."""
+
+    def after_create_session(self, session, coord):
+        global_step = session.run(self._global_step_tensor)
+        graph = tf.compat.v1.get_default_graph()
+        graph_def = graph.as_graph_def(add_shapes=True)
+        if self._graph_changed(graph_def):
+            if self._save_graph_def:
+                training_util.write_graph(graph_def, self._checkpoint_dir, "graph.pbtxt")
+            saver = self._get_saver()
+            self._summary_writer.add_graph(graph)
+            self._summary_writer.add_meta_graph(meta_graph.create_meta_graph_def(
+                graph_def=graph_def, saver_def=saver.saver_def if saver else None))
+        self._save(session, global_step)  # the state at "global_step", as the stock hook
+        self._timer.update_last_triggered_step(global_step)
+
+    def _graph_changed(self, graph_def):
+        """Whether ``graph_def`` differs from what this process last wrote here (or it is gone)."""
+        key = os.path.realpath(self._checkpoint_dir)
+        pbtxt = os.path.join(self._checkpoint_dir, "graph.pbtxt")
+        with _lock:
+            last = _last_written.get(key)
+            _last_written[key] = current = _WrittenGraph(graph_def)
+            if last is None or (self._save_graph_def and not tf.io.gfile.exists(pbtxt)):
+                return True
+            return last.digest != current.digest
+
+
+def saver_hook_for(config, model_dir, scaffold):
+    """The checkpoint saver an Estimator with ``config`` would add, or None if it adds none."""
+    if not (config.save_checkpoints_secs or config.save_checkpoints_steps):
+        return None
+    return CheckpointSaverHook(
+        model_dir, save_secs=config.save_checkpoints_secs,
+        save_steps=config.save_checkpoints_steps, scaffold=scaffold,
+        save_graph_def=config.checkpoint_save_graph_def)

@@ -1,0 +1,55 @@
+"""The graph is written to model_dir once per distinct graph, not once per train() call."""
+
+import glob
+import os
+
+import pytest
+import tensorflow as tf
+
+from conftest import dataset_input_fn, linear_model_fn
+from npu_bridge.npu_init import NPUEstimator, NPURunConfig
+
+
+def graph_records(model_dir):
+    """(graph_def records, meta_graph_def records) in model_dir's event files."""
+    graphs = metas = 0
+    for path in glob.glob(os.path.join(model_dir, "events.out.tfevents.*")):
+        for event in tf.compat.v1.train.summary_iterator(path):
+            graphs += event.HasField("graph_def")
+            metas += event.HasField("meta_graph_def")
+    return graphs, metas
+
+
+def stock_graph_records(model_dir, calls):
+    """The same counts for the stock Estimator running the same train() calls."""
+    config = tf.estimator.RunConfig(model_dir=model_dir, save_checkpoints_steps=5)
+    estimator = tf.compat.v1.estimator.Estimator(
+        linear_model_fn(host_call_kind=None), config=config, params={"host_logdir": model_dir})
+    for batch in calls:
+        estimator.train(dataset_input_fn(batch=batch), steps=6)
+    return graph_records(model_dir)
+
+
+@pytest.mark.parametrize("iterations", [1, 10])
+def test_unchanged_graph_written_once_changed_graph_again(tmp_path, iterations):
+    model_dir = str(tmp_path / "npu")
+    estimator = NPUEstimator(
+        linear_model_fn(host_call_kind=None), params={"host_logdir": model_dir},
+        config=NPURunConfig(model_dir=model_dir, iterations_per_loop=iterations,
+                            save_checkpoints_steps=5))
+    pbtxt = os.path.join(model_dir, "graph.pbtxt")
+
+    estimator.train(dataset_input_fn(batch=4), steps=6)
+    first = graph_records(model_dir)
+    written_at = os.stat(pbtxt).st_mtime_ns
+    estimator.train(dataset_input_fn(batch=4), steps=6)
+    assert graph_records(model_dir) == first  # the same graph traced again: nothing written
+    assert os.stat(pbtxt).st_mtime_ns == written_at
+    assert tf.train.latest_checkpoint(model_dir).endswith("-12")  # checkpoints as always
+
+    estimator.train(dataset_input_fn(batch=8), steps=6)  # other shapes: a new graph
+    assert graph_records(model_dir) == (first[0] + 1, first[1] + 1)
+    assert os.stat(pbtxt).st_mtime_ns != written_at
+
+    stock = stock_graph_records(str(tmp_path / "stock"), [4, 4, 8])
+    assert graph_records(model_dir)[0] < stock[0] and graph_records(model_dir)[1] < stock[1]

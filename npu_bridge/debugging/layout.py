@@ -8,7 +8,9 @@
 ("dense/MatMul/output_0.npy"). ``input_<i>.npy`` is the value that fed the
 op's i-th data input (a copy of the producer's output). ``index.json`` lists
 the ops in execution order: name, type, device, and per file its dtype,
-shape and (for inputs) the tensor it came from. A folder of .npy files in the
+shape and (for inputs) the tensor it came from. bfloat16 values (mixed
+precision on CPU), which .npy cannot hold, are saved as float32 (exactly)
+and marked ``"saved_as": "float32"``. A folder of .npy files in the
 same layout without ``index.json`` (e.g. converted from an NPU dump) can
 still be read; its order is then alphabetical.
 """
@@ -57,13 +59,23 @@ def write_step(directory, step, ops, mode, extra=None, run_ops=None):
     return index
 
 
+def as_numpy_float(value):
+    """bfloat16 and other extension floats (which .npy cannot hold) as float32."""
+    if value.dtype.kind == "V" and value.dtype.name.startswith(("bfloat", "float")):
+        return value.astype(np.float32)
+    return value
+
+
 def _save(directory, name, kind, value, source):
     relative = os.path.join(*(name.split("/") + [kind + ".npy"]))
     path = os.path.join(directory, relative)
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    np.save(path, value)
+    saved = as_numpy_float(value)
+    np.save(path, saved)
     entry = {"kind": kind, "file": relative.replace(os.sep, "/"),
              "dtype": str(value.dtype), "shape": list(value.shape)}
+    if saved.dtype != value.dtype:
+        entry["saved_as"] = str(saved.dtype)
     if source is not None:
         entry["from"] = source
     return entry

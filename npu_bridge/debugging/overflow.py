@@ -22,8 +22,8 @@ REPORT = "overflow.json"
 
 
 def _bad(value):
-    return (np.issubdtype(value.dtype, np.floating) or
-            np.issubdtype(value.dtype, np.complexfloating)) and not np.all(np.isfinite(value))
+    value = layout.as_numpy_float(value)
+    return value.dtype.kind in "fc" and not np.all(np.isfinite(value))
 
 
 def first_overflow(ops):

@@ -116,6 +116,7 @@ def test_debug_options_have_meaning_and_cost_nothing_when_off(tmp_path):
     assert plain.session_config is None or not plain.session_config.graph_options.rewrite_options.remapping
     dumping = NPURunConfig(dump_config=DumpConfig(enable_dump=True))
     assert dumping.session_config.graph_options.rewrite_options.remapping == 2  # OFF
+    assert dumping.ascend_option("dump_config") is dumping.dump_config
 
 
 # ---- op dumps ----------------------------------------------------------------

@@ -273,4 +273,6 @@ class NPURunConfig(run_config_lib.RunConfig):
 
     def ascend_option(self, name):
         """The value given for an Ascend-only option (kept for scripts that read it back)."""
+        if name in ("dump_config", "profiling_config", "enable_exception_dump"):
+            return getattr(self, name)  # honoured now; still readable this way
         return self._ascend_options[name]

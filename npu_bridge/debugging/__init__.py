@@ -8,6 +8,7 @@ added when they are off, so a normal run pays nothing.
 * ``capture``: one ``Session.run`` watched by TensorFlow's own debugger (tfdbg
   v1: RunOptions debug watches, file:// dumps read back with ``DebugDumpDir``),
   turned into ops in execution order with their inputs and outputs.
+* ``watched_steps``: a hook base that captures the runs of named steps.
 * ``layout``: how a captured step is written (.npy per op and slot, plus
   ``index.json``) and read back.
 * ``dump``: the op-dump hook (``enable_dump``).

@@ -36,7 +36,7 @@ from tensorflow.python.debug.lib import debug_utils
 # Grappler passes that remove, fuse or rename ops (the mixed precision pass is not here).
 _OP_REWRITES = ("constant_folding", "arithmetic_optimization", "remapping",
                 "dependency_optimization", "layout_optimizer", "loop_optimization",
-                "shape_optimization", "memory_optimization", "function_optimization")
+                "shape_optimization", "function_optimization")
 
 _LOOP_BODY_PREFIX = re.compile(r"^(?:npu_loop/)?npu_device_loop/body/_\d+/")
 
@@ -56,6 +56,7 @@ def keep_every_op(session_config):
     rewrites = config.graph_options.rewrite_options
     for field in _OP_REWRITES:
         setattr(rewrites, field, RewriterConfig.OFF)
+    rewrites.memory_optimization = RewriterConfig.NO_MEM_OPT  # its own enum
     config.graph_options.optimizer_options.opt_level = OptimizerOptions.L0
     return config
 
@@ -79,8 +80,11 @@ class RunCapture(object):
     def run_options(self, graph):
         """RunOptions that make the runtime dump every tensor of ``graph`` it computes."""
         options = tf.compat.v1.RunOptions()
+        # Each capture's files are deleted once read, so tfdbg's disk budget
+        # (TFDBG_DISK_BYTES_LIMIT) counts one run at a time.
         debug_utils.watch_graph(options, graph, debug_urls="file://" + self._root,
-                                tolerate_debug_op_creation_failures=True)
+                                tolerate_debug_op_creation_failures=True,
+                                reset_disk_byte_usage=True)
         return options
 
     def read(self):

@@ -4,7 +4,7 @@ Everything that changes how training runs here (iterations_per_loop, model_dir,
 checkpoint and summary cadence, session_config, precision_mode) is honoured,
 and so are the debugging switches (dump_config, enable_exception_dump,
 profiling_config; see ``npu_bridge.debugging``).
-Options that only steer Ascend's graph compiler, profiler or memory planner
+Options that only steer Ascend's graph compiler or memory planner
 are accepted so migrated scripts keep working, and logged once as having no
 effect here; none is silently reinterpreted.
 """
@@ -206,8 +206,8 @@ class NPURunConfig(run_config_lib.RunConfig):
         if precision_mode is not None and precision_mode not in PRECISION_MODES:
             raise ValueError("precision_mode must be one of %s; got %r."
                              % (", ".join(PRECISION_MODES), precision_mode))
-        if enable_exception_dump not in (0, 1):
-            raise ValueError("enable_exception_dump must be 0 or 1; got %r."
+        if enable_exception_dump not in (0, 1, 2):
+            raise ValueError("enable_exception_dump must be 0 (off), 1 or 2 (on); got %r."
                              % (enable_exception_dump,))
         if save_checkpoints_steps is None and save_checkpoints_secs is None:
             save_checkpoints_steps = 100

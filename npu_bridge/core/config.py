@@ -1,8 +1,10 @@
 """NPURunConfig and the small config records the original adapter's scripts pass to it.
 
 Everything that changes how training runs here (iterations_per_loop, model_dir,
-checkpoint and summary cadence, session_config, precision_mode) is honoured.
-Options that only steer Ascend's graph compiler, profiler or memory planner
+checkpoint and summary cadence, session_config, precision_mode) is honoured,
+and so are the debugging switches (dump_config, enable_exception_dump,
+profiling_config; see ``npu_bridge.debugging``).
+Options that only steer Ascend's graph compiler or memory planner
 are accepted so migrated scripts keep working, and logged once as having no
 effect here; none is silently reinterpreted.
 """
@@ -10,6 +12,9 @@ effect here; none is silently reinterpreted.
 import tensorflow as tf
 from tensorflow_estimator.python.estimator import run_config as run_config_lib
 
+from npu_bridge.debugging.capture import keep_every_op
+from npu_bridge.debugging.profile import parse_profiling_options
+from npu_bridge.debugging.step_ranges import StepRanges
 from npu_bridge.mixed_precision.precision_mode import apply_precision_mode
 from npu_bridge.migration.session_helpers import read_npu_optimizer_options
 
@@ -31,16 +36,36 @@ def _check_positive_int(name, value):
 
 
 class ProfilingConfig(object):
-    """Ascend profiler switch; recorded, no effect on CPU/GPU."""
+    """Profiling switch: TensorFlow's profiler traces a few steps for TensorBoard.
+
+    ``profiling_options``: the original's JSON (string or dict); "output" and
+    "steps" (e.g. "10-19") are honoured, Ascend's other keys have no effect.
+    See ``npu_bridge.debugging.profile``.
+    """
 
     def __init__(self, enable_profiling=False, profiling_options=None):
         _check_bool("ProfilingConfig enable_profiling", enable_profiling)
+        parse_profiling_options(profiling_options)  # fails early on bad JSON or steps
         self._enable_profiling = enable_profiling
         self._profiling_options = profiling_options
 
+    @property
+    def enable_profiling(self):
+        return self._enable_profiling
+
+    @property
+    def profiling_options(self):
+        return self._profiling_options
+
 
 class DumpConfig(object):
-    """Ascend operator dump switch; recorded, no effect on CPU/GPU."""
+    """Op dumps (``enable_dump``) and overflow detection (``enable_dump_debug``).
+
+    ``dump_step`` names steps as "0|5|10-20" (None: every step); ``dump_mode``
+    is "output", "input" or "all"; files go under ``dump_path`` (default
+    model_dir/npu_dump). ``dump_debug_mode`` (which Ascend overflow kinds) is
+    accepted; every inf/nan counts here. See ``npu_bridge.debugging``.
+    """
 
     def __init__(self, enable_dump=False, dump_path=None, dump_step=None,
                  dump_mode="output", enable_dump_debug=False, dump_debug_mode="all"):
@@ -49,12 +74,29 @@ class DumpConfig(object):
         if dump_mode not in ("input", "output", "all"):
             raise ValueError("DumpConfig dump_mode must be 'input', 'output' or 'all'; got %r."
                              % (dump_mode,))
+        if dump_debug_mode not in ("aicore_overflow", "atomic_overflow", "all"):
+            raise ValueError("DumpConfig dump_debug_mode must be 'aicore_overflow', "
+                             "'atomic_overflow' or 'all'; got %r." % (dump_debug_mode,))
+        if dump_step is not None:
+            StepRanges(dump_step, what="DumpConfig dump_step")
         self._enable_dump = enable_dump
         self._dump_path = dump_path
         self._dump_step = dump_step
         self._dump_mode = dump_mode
         self._enable_dump_debug = enable_dump_debug
         self._dump_debug_mode = dump_debug_mode
+
+    enable_dump = property(lambda self: self._enable_dump)
+    dump_path = property(lambda self: self._dump_path)
+    dump_step = property(lambda self: self._dump_step)
+    dump_mode = property(lambda self: self._dump_mode)
+    enable_dump_debug = property(lambda self: self._enable_dump_debug)
+    dump_debug_mode = property(lambda self: self._dump_debug_mode)
+
+    @property
+    def captures_ops(self):
+        """True when a run watches ops (dumps or overflow checks)."""
+        return self._enable_dump or self._enable_dump_debug
 
 
 class DynamicInputConfig(object):
@@ -68,13 +110,13 @@ class DynamicInputConfig(object):
 
 # name -> default of every option that only means something on Ascend hardware.
 ASCEND_ONLY_DEFAULTS = {
-    "profiling_config": None, "enable_data_pre_proc": True,
+    "enable_data_pre_proc": True,
     "enable_reduce_precision": False, "variable_format_optimize": True,
     "hcom_parallel": False, "graph_memory_max_size": None,
-    "variable_memory_max_size": None, "auto_tune_mode": None, "dump_config": None,
+    "variable_memory_max_size": None, "auto_tune_mode": None,
     "stream_max_parallel_num": None, "is_tailing_optimization": False,
     "horovod_mode": False, "op_debug_level": 0, "enable_scope_fusion_passes": None,
-    "enable_exception_dump": 0, "op_select_implmode": None,
+    "op_select_implmode": None,
     "optypelist_for_implmode": None, "dynamic_input_config": None, "mstune_mode": None,
     "work_path": None, "buffer_optimize": "l2_optimize", "enable_small_channel": 0,
     "fusion_switch_file": None, "enable_compress_weight": False,
@@ -164,8 +206,15 @@ class NPURunConfig(run_config_lib.RunConfig):
         if precision_mode is not None and precision_mode not in PRECISION_MODES:
             raise ValueError("precision_mode must be one of %s; got %r."
                              % (", ".join(PRECISION_MODES), precision_mode))
+        if enable_exception_dump not in (0, 1, 2):
+            raise ValueError("enable_exception_dump must be 0 (off), 1 or 2 (on); got %r."
+                             % (enable_exception_dump,))
         if save_checkpoints_steps is None and save_checkpoints_secs is None:
             save_checkpoints_steps = 100
+        if enable_exception_dump or (dump_config is not None and dump_config.captures_ops):
+            # Dumps name the graph's own ops: no Grappler fusing or folding.
+            session_config = keep_every_op(
+                session_config or tf.compat.v1.ConfigProto(allow_soft_placement=True))
         if precision_mode is not None:
             session_config = apply_precision_mode(
                 session_config or tf.compat.v1.ConfigProto(allow_soft_placement=True),
@@ -180,6 +229,9 @@ class NPURunConfig(run_config_lib.RunConfig):
         self._mix_compile_mode = mix_compile_mode
         self._precision_mode = precision_mode
         self._graph_run_mode = graph_run_mode
+        self._dump_config = dump_config
+        self._profiling_config = profiling_config
+        self._enable_exception_dump = enable_exception_dump
         self._ascend_options = {name: given[name] for name in ASCEND_ONLY_DEFAULTS}
 
         super(NPURunConfig, self).__init__(
@@ -207,6 +259,20 @@ class NPURunConfig(run_config_lib.RunConfig):
     def graph_run_mode(self):
         return self._graph_run_mode
 
+    @property
+    def dump_config(self):
+        return self._dump_config
+
+    @property
+    def profiling_config(self):
+        return self._profiling_config
+
+    @property
+    def enable_exception_dump(self):
+        return self._enable_exception_dump
+
     def ascend_option(self, name):
         """The value given for an Ascend-only option (kept for scripts that read it back)."""
+        if name in ("dump_config", "profiling_config", "enable_exception_dump"):
+            return getattr(self, name)  # honoured now; still readable this way
         return self._ascend_options[name]

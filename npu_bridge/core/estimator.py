@@ -12,6 +12,7 @@ from tensorflow.python.training import training_util
 
 from npu_bridge.core import checkpoint_saver
 from npu_bridge.core.config import NPURunConfig
+from npu_bridge.debugging.estimator_hooks import training_hooks as _debugging_hooks
 from npu_bridge.device_loop import loop_hooks
 from npu_bridge.device_loop.builder import ProgramBuilder, resource_variables
 from npu_bridge.distributed import estimator_support as _ranks
@@ -109,7 +110,7 @@ class NPUEstimator(estimator_lib.Estimator):
             if global_step is not None:
                 training_util._get_or_create_global_step_read(graph)  # pylint: disable=protected-access
             program = self._builder().train(self._call_input_fn(input_fn, ModeKeys.TRAIN))
-            worker_hooks = list(program.hooks)
+            worker_hooks = list(program.hooks) + _debugging_hooks(self._config, self._model_dir)
             if program.looped:
                 if not any(isinstance(h, loop_hooks.StepLimitHook) for h in hooks):
                     worker_hooks.append(loop_hooks.CheckpointAlignHook())

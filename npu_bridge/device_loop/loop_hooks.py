@@ -12,15 +12,24 @@ import time
 import tensorflow as tf
 from tensorflow.python.training import evaluation
 
+from npu_bridge.debugging.step_ranges import StepRanges
+
 LOOP_ITERATIONS = "npu_bridge_loop_iterations"
 LOOP_GLOBAL_STEP = "npu_bridge_loop_global_step"
 LOOP_CHECKPOINT_EVERY = "npu_bridge_loop_checkpoint_every"
 EVAL_STEPS_PER_RUN = "npu_bridge_eval_steps_per_run"
+# Steps that must run alone (dumps): "0|5|10-20" syntax, "*" for every step.
+LOOP_SINGLE_STEPS = "npu_bridge_loop_single_steps"
 
 
 def _collection_item(key):
     items = tf.compat.v1.get_collection(key)
     return items[0] if items else None
+
+
+def _single_steps():
+    return [StepRanges(None if text == "*" else text)
+            for text in tf.compat.v1.get_collection(LOOP_SINGLE_STEPS)]
 
 
 class StepLimitHook(tf.compat.v1.train.StopAtStepHook):
@@ -36,6 +45,7 @@ class StepLimitHook(tf.compat.v1.train.StopAtStepHook):
         self._iterations = _collection_item(LOOP_ITERATIONS)
         self._step_after = _collection_item(LOOP_GLOBAL_STEP)
         self._checkpoint_every = _collection_item(LOOP_CHECKPOINT_EVERY)
+        self._single_steps = _single_steps()
         self._loop_size = loop_size(self._iterations) if self._iterations is not None else 1
 
     def after_create_session(self, session, coord):
@@ -49,7 +59,8 @@ class StepLimitHook(tf.compat.v1.train.StopAtStepHook):
             return super(StepLimitHook, self).before_run(run_context)
         return tf.compat.v1.train.SessionRunArgs(
             self._step_after, feed_dict={self._iterations: next_run_size(
-                self._loop_size, self._step, self._last_step, self._checkpoint_every)})
+                self._loop_size, self._step, self._last_step, self._checkpoint_every,
+                self._single_steps)})
 
     def after_run(self, run_context, run_values):
         if self._iterations is None:
@@ -64,12 +75,15 @@ def loop_size(iterations):
     return int(tf.get_static_value(iterations.op.inputs[0]))
 
 
-def next_run_size(size, step, last_step, checkpoint_every):
-    """Iterations for the next run: N, cut at the last step and the next checkpoint."""
+def next_run_size(size, step, last_step, checkpoint_every, single_steps=()):
+    """Iterations for the next run: N, cut at the last step, the next checkpoint
+    and around steps that run alone (``single_steps``: StepRanges)."""
     if last_step is not None:
         size = min(size, last_step - step)
     if checkpoint_every:
         size = min(size, checkpoint_every - step % checkpoint_every)
+    for steps in single_steps:
+        size = steps.run_size(size, step)
     return max(size, 1)
 
 
@@ -80,6 +94,7 @@ class CheckpointAlignHook(tf.compat.v1.train.SessionRunHook):
         self._iterations = _collection_item(LOOP_ITERATIONS)
         self._step_after = _collection_item(LOOP_GLOBAL_STEP)
         self._checkpoint_every = _collection_item(LOOP_CHECKPOINT_EVERY)
+        self._single_steps = _single_steps()
         self._global_step = tf.compat.v1.train.get_global_step()
         self._loop_size = loop_size(self._iterations)
 
@@ -89,7 +104,8 @@ class CheckpointAlignHook(tf.compat.v1.train.SessionRunHook):
     def before_run(self, run_context):
         return tf.compat.v1.train.SessionRunArgs(
             self._step_after, feed_dict={self._iterations: next_run_size(
-                self._loop_size, self._step, None, self._checkpoint_every)})
+                self._loop_size, self._step, None, self._checkpoint_every,
+                self._single_steps)})
 
     def after_run(self, run_context, run_values):
         self._step = run_values.results

@@ -112,7 +112,14 @@ class _WrittenGraph(object):
 
 
 class CheckpointSaverHook(tf.compat.v1.train.CheckpointSaverHook):
-    """``tf.compat.v1.train.CheckpointSaverHook`` that writes an unchanged graph once."""
+    """``tf.compat.v1.train.CheckpointSaverHook`` that writes an unchanged graph once.
+
+    ``graph.pbtxt`` is written by a background thread while training starts
+    (formatting text is slow, and nothing reads the file during training);
+    ``end()`` waits for it, so the file is complete when train() returns.
+    """
+
+    _pbtxt_writer = None
 
     def after_create_session(self, session, coord):
         global_step = session.run(self._global_step_tensor)
@@ -120,13 +127,24 @@ class CheckpointSaverHook(tf.compat.v1.train.CheckpointSaverHook):
         graph_def = graph.as_graph_def(add_shapes=True)
         if self._graph_changed(graph_def):
             if self._save_graph_def:
-                training_util.write_graph(graph_def, self._checkpoint_dir, "graph.pbtxt")
+                self._pbtxt_writer = threading.Thread(
+                    target=training_util.write_graph, name="npu_bridge_graph_pbtxt",
+                    args=(graph_def, self._checkpoint_dir, "graph.pbtxt"))
+                self._pbtxt_writer.start()
             saver = self._get_saver()
             self._summary_writer.add_graph(graph)
             self._summary_writer.add_meta_graph(meta_graph.create_meta_graph_def(
                 graph_def=graph_def, saver_def=saver.saver_def if saver else None))
         self._save(session, global_step)  # the state at "global_step", as the stock hook
         self._timer.update_last_triggered_step(global_step)
+
+    def end(self, session):
+        try:
+            super(CheckpointSaverHook, self).end(session)
+        finally:
+            if self._pbtxt_writer is not None:
+                self._pbtxt_writer.join()
+                self._pbtxt_writer = None
 
     def _graph_changed(self, graph_def):
         """Whether ``graph_def`` differs from what this process last wrote here (or it is gone)."""

@@ -78,3 +78,66 @@ def wait_gone(pids, seconds=5.0):
     while time.monotonic() < deadline and any(alive(p) for p in pids):
         time.sleep(0.1)
     return [p for p in pids if alive(p)]
+
+
+def free_port_run(count, host="127.0.0.1"):
+    """A base port such that base .. base+count-1 were all free on ``host`` a moment ago."""
+    import random
+    import socket
+    for _ in range(200):
+        base = random.randint(20000, 60000 - count)
+        socks = []
+        try:
+            for port in range(base, base + count):
+                sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                socks.append(sock)
+                sock.bind((host, port))
+            return base
+        except OSError:
+            continue
+        finally:
+            for sock in socks:
+                sock.close()
+    raise RuntimeError("no run of %d free ports found on %s" % (count, host))
+
+
+def run_ranks(rank_envs, script, *args, prefix=(), timeout=120):
+    """Starts one process per env (as a cluster launcher would: env only) and waits.
+
+    ``prefix`` goes before the interpreter (e.g. ``ip netns exec NS``).  Returns
+    [(returncode, output)] in rank order; every process group is killed at the end.
+    As soon as one rank fails the others are killed (a collective would wait forever).
+    """
+    procs = []
+    try:
+        for extra in rank_envs:
+            rank_env = env()
+            rank_env.update(extra)
+            procs.append(subprocess.Popen(
+                list(prefix) + [sys.executable, os.path.join(RANKS, script)]
+                + [str(a) for a in args], env=rank_env, cwd=ROOT, stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT, text=True, start_new_session=True))
+        import threading
+        outputs = [None] * len(procs)
+
+        def read(i):
+            outputs[i] = procs[i].stdout.read()
+        readers = [threading.Thread(target=read, args=(i,), daemon=True)
+                   for i in range(len(procs))]
+        for reader in readers:
+            reader.start()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            codes = [p.poll() for p in procs]
+            if all(c is not None for c in codes) or any(c not in (None, 0) for c in codes):
+                break
+            time.sleep(0.1)
+        for proc in procs:
+            if proc.poll() is None:
+                kill_group(proc)
+        for reader in readers:
+            reader.join(timeout=5)
+        return [(p.returncode, outputs[i] or "") for i, p in enumerate(procs)]
+    finally:
+        for proc in procs:
+            kill_group(proc)

@@ -33,7 +33,7 @@ their precedence are in ``cluster_sources``.  Unset: single process.
 import collections
 import threading
 
-from npu_bridge.distributed import cluster_sources
+from npu_bridge.distributed import cluster_sources, devices
 
 HOSTS_ENV = cluster_sources.HOSTS_ENV
 JOB_NAME = "worker"
@@ -111,6 +111,8 @@ def ensure_server():
         import tensorflow as tf
         cluster = tf.train.ClusterSpec({JOB_NAME: list(info.hosts)})
         config = _collective_settings(tf.compat.v1.ConfigProto())
+        layout = cluster_sources.discover()
+        devices.apply_rank_gpu(config, layout.local_rank, layout.local_size)
         _server = tf.distribute.Server(
             cluster, job_name=JOB_NAME, task_index=info.rank_id,
             protocol="grpc", config=config, start=True)

@@ -101,16 +101,17 @@ def free_port_run(count, host="127.0.0.1"):
     raise RuntimeError("no run of %d free ports found on %s" % (count, host))
 
 
-def run_ranks(rank_envs, script, *args, prefix=(), timeout=120):
+def run_ranks(rank_envs, script, *args, prefixes=None, timeout=120):
     """Starts one process per env (as a cluster launcher would: env only) and waits.
 
-    ``prefix`` goes before the interpreter (e.g. ``ip netns exec NS``).  Returns
+    ``prefixes[i]`` goes before rank i's interpreter (e.g. ``ip netns exec NS``).  Returns
     [(returncode, output)] in rank order; every process group is killed at the end.
     As soon as one rank fails the others are killed (a collective would wait forever).
     """
     procs = []
     try:
-        for extra in rank_envs:
+        for i, extra in enumerate(rank_envs):
+            prefix = prefixes[i] if prefixes else ()
             rank_env = env()
             rank_env.update(extra)
             procs.append(subprocess.Popen(

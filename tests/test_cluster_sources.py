@@ -60,6 +60,9 @@ def test_pmi_all_local_and_bad_mapping():
     layout = discover(env)
     assert layout.hosts == ("127.0.0.1:24600", "127.0.0.1:24601")
     assert layout.source.startswith("PMI") and layout.local_rank == 1
+    slurm_pmi = {"PMI_RANK": "1", "PMI_SIZE": "2", "SLURM_PROCID": "1", "SLURM_LOCALID": "0",
+                 "SLURM_STEP_NUM_TASKS": "2", "SLURM_STEP_NODELIST": "n[1-2]"}
+    assert discover(slurm_pmi).hosts == ("n1:24600", "n2:24600")  # srun --mpi=pmi2
     env.update(PMI_SIZE="4", MPI_LOCALRANKID="0", NPU_BRIDGE_NODES="x,y")
     with pytest.raises(ValueError, match="--map-by slot"):
         discover(env)

@@ -230,7 +230,8 @@ def from_mpi(env):
     for family, (rank_var, size_var, lrank_var, lsize_var) in _MPI_VARS.items():
         if env.get(size_var, "") == "":
             continue
-        if env.get(lsize_var, "") == "" and env.get("SLURM_STEP_NUM_TASKS", "") != "":
+        if (family == "PMI" and env.get(lsize_var, "") == ""
+                and env.get("SLURM_STEP_NUM_TASKS", "") != ""):
             continue  # srun's own PMI (--mpi=pmi2): Slurm's variables say more
         size, rank = _int(env, size_var), _int(env, rank_var)
         local_size = _int(env, lsize_var, size)

@@ -57,6 +57,32 @@ def run_single(script, *args, timeout=60):
         kill_group(proc)
 
 
+_references = {}
+
+
+def single_reference(script, *args, timeout=90):
+    """(returncode, output, out_prefix) of ``script args`` as one plain process.
+
+    Run once per test session and shared by every test asking for the same
+    script and args (the one-process reference is the same for the 127.0.0.1
+    and the network-namespace tests).  In ``args``, ``"OUT"`` stands for a
+    fresh output prefix and ``"DIR"`` for a fresh directory.
+    """
+    key = (script,) + tuple(str(a) for a in args)
+    if key not in _references:
+        import atexit
+        import shutil
+        import tempfile
+        work = tempfile.mkdtemp(prefix="npu_bridge_reference_")
+        atexit.register(shutil.rmtree, work, True)
+        prefix = os.path.join(work, "single")
+        real = [prefix if a == "OUT" else os.path.join(work, "dir") if a == "DIR" else a
+                for a in key[1:]]
+        rc, out = run_single(script, *real, timeout=timeout)
+        _references[key] = (rc, out, prefix)
+    return _references[key]
+
+
 def pids_in(output):
     return [int(p) for p in re.findall(r"PID rank=\d+ pid=(\d+)", output)]
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import netns_util
-from distributed_util import run_ranks, run_single
+from distributed_util import run_ranks, single_reference
 
 REASON = netns_util.unavailable_reason()
 pytestmark = [pytest.mark.skipif(REASON is not None, reason=str(REASON)),
@@ -58,16 +58,16 @@ def test_estimator_and_session_script_across_namespaces(tmp_path):
         received = [netns_util.rx_bytes(ns) - b for (ns, _), b in zip(ranks, before)]
         assert min(received) > 10000, received  # the ranks really talked over eth0
 
-    rc, out = run_single("train_estimator.py", tmp_path / "s", tmp_path / "ms", timeout=90)
+    rc, out, single = single_reference("train_estimator.py", "OUT", "DIR")
     assert rc == 0 and "ESTIMATOR_OK" in out, out
     for phase in ("train", "tae"):
         _assert_ranks_match_single(
             [tmp_path / ("d.%s.rank%d.npz" % (phase, r)) for r in range(2)],
-            tmp_path / ("s.%s.rank0.npz" % phase))
-    rc, out = run_single("plain_session_script.py", tmp_path / "ps", "mts")
+            "%s.%s.rank0.npz" % (single, phase))
+    rc, out, single = single_reference("plain_session_script.py", "OUT", "mts")
     assert rc == 0 and "SCRIPT_OK" in out, out
     _assert_ranks_match_single([tmp_path / ("p.rank%d.npz" % r) for r in range(2)],
-                               tmp_path / "ps.rank0.npz")
+                               "%s.rank0.npz" % single)
 
 
 def _run_in_namespaces(ranks, envs, script, *args):

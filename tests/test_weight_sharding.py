@@ -24,20 +24,24 @@ def _load(prefix, rank):
 
 
 @pytest.mark.timeout(200)
-@pytest.mark.parametrize("optimizer", ["adam", "momentum"])
-def test_sharded_ranks_equal_unsharded_process(tmp_path, optimizer):
-    args = ["--optimizer", optimizer, "--api", "compute_apply", "--loop", "3", "--sharded"]
-    rc, out = launch(2, "train_session.py", tmp_path / "d", *args, timeout=120)
-    assert rc == 0 and out.count("TRAIN_OK") == 2, out
-    rc, single_out = run_single("train_session.py", tmp_path / "s", *args[:-1])
-    assert rc == 0 and "TRAIN_OK" in single_out, single_out
-    # slots live once across ranks: w1 (40 elements) on rank 0, b1 and w2 (8 + 8) on rank 1
-    assert "SLOTS rank=0 vars=model/w1" in out, out
-    assert "SLOTS rank=1 vars=model/b1,model/w2" in out, out
-    r0, r1, single = _load(tmp_path / "d", 0), _load(tmp_path / "d", 1), _load(tmp_path / "s", 0)
-    names = ["global_step", "model.b1", "model.w1", "model.w2"]
-    assert sorted(r0) == sorted(r1) == names  # slots are rank-local, not global variables
-    assert int(r0["global_step"]) == 12
-    for name in names:
-        assert np.array_equal(r0[name], r1[name]), name
-        np.testing.assert_allclose(r0[name], single[name], atol=1e-5, rtol=0, err_msg=name)
+def test_sharded_ranks_equal_unsharded_process_adam_and_momentum(tmp_path):
+    args = ["--optimizer", "adam,momentum", "--api", "compute_apply", "--loop", "3"]
+    rc, out = launch(2, "train_session.py", tmp_path / "d", *args, "--sharded", timeout=150)
+    assert rc == 0 and out.count("TRAIN_OK") == 4, out
+    rc, single_out = run_single("train_session.py", tmp_path / "s", *args, timeout=90)
+    assert rc == 0 and single_out.count("TRAIN_OK") == 2, single_out
+    for optimizer in ("adam", "momentum"):
+        # slots live once across ranks: w1 (40 elements) on rank 0, b1 and w2 (8 + 8) on rank 1
+        assert "SLOTS %s rank=0 vars=model/w1\n" % optimizer in out, out
+        assert "SLOTS %s rank=1 vars=model/b1,model/w2\n" % optimizer in out, out
+        r0, r1, single = (_load(tmp_path / ("d." + optimizer), 0),
+                          _load(tmp_path / ("d." + optimizer), 1),
+                          _load(tmp_path / ("s." + optimizer), 0))
+        names = ["global_step", "model.b1", "model.w1", "model.w2"]
+        assert sorted(r0) == sorted(r1) == names  # slots are rank-local, not global variables
+        assert len(single) > len(names)  # the unsharded reference has its slots as globals
+        assert int(r0["global_step"]) == 12
+        for name in names:
+            assert np.array_equal(r0[name], r1[name]), (optimizer, name)
+            np.testing.assert_allclose(r0[name], single[name], atol=1e-5, rtol=0,
+                                       err_msg="%s %s" % (optimizer, name))

@@ -6,7 +6,9 @@ RANK_SIZE it trains on the whole global batch: the reference.
 Writes the final variables to ``<out>.rank<N>.npz``.
 
 With ``--sharded`` the optimizer shards its weight update over the ranks and
-each rank prints ``SLOTS rank=R vars=...``: the variables it holds slots for.
+each rank prints ``SLOTS OPT rank=R vars=...``: the variables it holds slots for.
+With ``--optimizer adam,momentum`` both are trained, one graph after the other,
+into ``<out>.adam.rank<N>.npz`` and ``<out>.momentum.rank<N>.npz``.
 
 usage: train_session.py OUT [--api minimize|compute_apply] [--loop N] [--steps S]
                         [--optimizer adam|momentum] [--sharded]
@@ -81,12 +83,23 @@ def main(argv=None):
     parser.add_argument("--api", default="minimize", choices=["minimize", "compute_apply"])
     parser.add_argument("--loop", type=int, default=1)
     parser.add_argument("--steps", type=int, default=12)
-    parser.add_argument("--optimizer", default="adam", choices=["adam", "momentum"])
+    parser.add_argument("--optimizer", default="adam",
+                        help="adam, momentum or both (adam,momentum: one graph after the other)")
     parser.add_argument("--sharded", action="store_true")
     parser.add_argument("--no-broadcast", action="store_true",
                         help="skip the broadcast hook (shows the seeds really differ)")
     args = parser.parse_args(argv)
     info = runtime.rank_info()
+    optimizers = args.optimizer.split(",")
+    for name in optimizers:
+        if name not in ("adam", "momentum"):
+            parser.error("--optimizer takes adam and/or momentum, got %r" % name)
+        args.optimizer = name
+        out = args.out if len(optimizers) == 1 else "%s.%s" % (args.out, name)
+        train(args, info, out)
+
+
+def train(args, info, out):
     with tf.compat.v1.Graph().as_default():
         train_op = build(args, info)
         runs = args.steps // max(args.loop, 1)
@@ -101,10 +114,10 @@ def main(argv=None):
             values = {v.op.name.replace("/", "."): sess.run(v)
                       for v in tf.compat.v1.global_variables()}
         if args.sharded:
-            print("SLOTS rank=%d vars=%s" % (info.rank_id, ",".join(build.slots())))
-    np.savez("%s.rank%d.npz" % (args.out, info.rank_id), **values)
+            print("SLOTS %s rank=%d vars=%s" % (args.optimizer, info.rank_id,
+                                                ",".join(build.slots())))
+    np.savez("%s.rank%d.npz" % (out, info.rank_id), **values)
     print("TRAIN_OK rank=%d step=%d" % (info.rank_id, values["global_step"]))
-
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -49,9 +49,8 @@ ClusterLayout = collections.namedtuple(
 SINGLE_PROCESS = ClusterLayout(1, 0, (), 0, 1, "single process")
 
 # every variable a source reads, by prefix (to start a clean child process)
-VARIABLE_PREFIXES = ("RANK_SIZE", "RANK_ID", "RANK_TABLE_FILE", "TF_CONFIG", HOSTS_ENV, NODES_ENV,
-                     BASE_PORT_ENV,
-                     "OMPI_COMM_WORLD_", "PMI_", "MPI_LOCAL", "SLURM_")
+VARIABLE_PREFIXES = ("RANK_SIZE", "RANK_ID", "RANK_TABLE_FILE", "TF_CONFIG", HOSTS_ENV,
+                     NODES_ENV, BASE_PORT_ENV, "OMPI_COMM_WORLD_", "PMI_", "MPI_LOCAL", "SLURM_")
 
 # name shown in logs -> variable whose presence means "this source is here"
 _MARKERS = (("RANK_SIZE", "RANK_SIZE"), ("TF_CONFIG", "TF_CONFIG"),

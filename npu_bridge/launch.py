@@ -2,10 +2,12 @@
 
 Each rank is a child process in its own process group, with ``RANK_SIZE``,
 ``RANK_ID``, ``DEVICE_ID`` and ``NPU_BRIDGE_HOSTS`` (free ports on the chosen
-host) set; with ``--gpus G`` also ``CUDA_VISIBLE_DEVICES`` (one GPU per rank).  Output lines are prefixed ``[rank N]``.  Collectives wait forever
+host) set.  Output lines are prefixed ``[rank N]``.  Collectives wait forever
 for a missing peer, so as soon as one rank fails the launcher stops all the
 others (SIGTERM, then SIGKILL after a grace period) and exits non-zero.
 Ctrl-C / SIGTERM to the launcher stop every rank the same way.
+
+``--gpus G``: rank r sees only GPU ``r % G`` (``CUDA_VISIBLE_DEVICES``).
 """
 
 import argparse

@@ -6,6 +6,8 @@ host) set.  Output lines are prefixed ``[rank N]``.  Collectives wait forever
 for a missing peer, so as soon as one rank fails the launcher stops all the
 others (SIGTERM, then SIGKILL after a grace period) and exits non-zero.
 Ctrl-C / SIGTERM to the launcher stop every rank the same way.
+
+``--gpus G``: rank r sees only GPU ``r % G`` (``CUDA_VISIBLE_DEVICES``).
 """
 
 import argparse
@@ -17,6 +19,7 @@ import sys
 import threading
 import time
 
+from npu_bridge.distributed.devices import launcher_gpu_env
 from npu_bridge.distributed.runtime import HOSTS_ENV
 
 GRACE_SECONDS = 5.0
@@ -36,13 +39,19 @@ def free_ports(count, host="127.0.0.1"):
             sock.close()
 
 
-def rank_env(base, rank, hosts):
-    """Environment of one rank; TF_CONFIG is dropped so it cannot disagree."""
+def rank_env(base, rank, hosts, gpus=None):
+    """Environment of one rank; TF_CONFIG is dropped so it cannot disagree.
+
+    ``gpus``: GPUs of this host to spread the ranks over (``--gpus``); each
+    rank then sees only its own in CUDA_VISIBLE_DEVICES.
+    """
     env = dict(base)
     env.pop("TF_CONFIG", None)
     env.update({"RANK_SIZE": str(len(hosts)), "RANK_ID": str(rank),
                 "DEVICE_ID": str(rank), HOSTS_ENV: ",".join(hosts),
                 "PYTHONUNBUFFERED": "1"})
+    if gpus:
+        env["CUDA_VISIBLE_DEVICES"] = launcher_gpu_env(base, rank, gpus)
     return env
 
 
@@ -81,7 +90,7 @@ def _exit_code(returncode):
     return 128 - returncode if returncode < 0 else returncode
 
 
-def run(command, nproc, host="127.0.0.1", out=None, grace=GRACE_SECONDS):
+def run(command, nproc, host="127.0.0.1", out=None, grace=GRACE_SECONDS, gpus=None):
     """Runs ``command`` (argv list) as ``nproc`` ranks; returns the exit code."""
     if nproc < 1:
         raise ValueError("-n/--nproc must be >= 1, got %d" % nproc)
@@ -98,7 +107,7 @@ def run(command, nproc, host="127.0.0.1", out=None, grace=GRACE_SECONDS):
     try:
         for rank in range(nproc):
             proc = subprocess.Popen(
-                command, env=rank_env(os.environ, rank, hosts),
+                command, env=rank_env(os.environ, rank, hosts, gpus),
                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                 start_new_session=True)
             procs.append(proc)
@@ -146,6 +155,9 @@ def parse_args(argv):
     parser.add_argument("--host", default="127.0.0.1", help="address the ranks listen on")
     parser.add_argument("--grace", type=float, default=GRACE_SECONDS,
                         help="seconds between SIGTERM and SIGKILL when stopping ranks")
+    parser.add_argument("--gpus", type=int, default=None,
+                        help="GPUs on this host: rank r sees only GPU r %% GPUS "
+                             "(CUDA_VISIBLE_DEVICES); default: leave it alone")
     parser.add_argument("script", help="python script to run (or -m module)")
     parser.add_argument("args", nargs=argparse.REMAINDER)
     return parser.parse_args(argv)
@@ -157,7 +169,7 @@ def main(argv=None):
         command = [sys.executable, "-m"] + args.args
     else:
         command = [sys.executable, args.script] + args.args
-    return run(command, args.nproc, args.host, grace=args.grace)
+    return run(command, args.nproc, args.host, grace=args.grace, gpus=args.gpus)
 
 
 if __name__ == "__main__":

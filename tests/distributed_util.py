@@ -14,8 +14,9 @@ def env():
     out = dict(os.environ)
     out["PYTHONPATH"] = ROOT + os.pathsep + out.get("PYTHONPATH", "")
     out["TF_CPP_MIN_LOG_LEVEL"] = "2"
-    for name in ("RANK_SIZE", "RANK_ID", "NPU_BRIDGE_HOSTS", "TF_CONFIG"):
-        out.pop(name, None)
+    from npu_bridge.distributed.cluster_sources import VARIABLE_PREFIXES
+    for name in [n for n in out if n.startswith(VARIABLE_PREFIXES)]:
+        del out[name]  # a test run inside srun/mpirun must not make its children ranks
     return out
 
 
@@ -56,6 +57,32 @@ def run_single(script, *args, timeout=60):
         kill_group(proc)
 
 
+_references = {}
+
+
+def single_reference(script, *args, timeout=90):
+    """(returncode, output, out_prefix) of ``script args`` as one plain process.
+
+    Run once per test session and shared by every test asking for the same
+    script and args (the one-process reference is the same for the 127.0.0.1
+    and the network-namespace tests).  In ``args``, ``"OUT"`` stands for a
+    fresh output prefix and ``"DIR"`` for a fresh directory.
+    """
+    key = (script,) + tuple(str(a) for a in args)
+    if key not in _references:
+        import atexit
+        import shutil
+        import tempfile
+        work = tempfile.mkdtemp(prefix="npu_bridge_reference_")
+        atexit.register(shutil.rmtree, work, True)
+        prefix = os.path.join(work, "single")
+        real = [prefix if a == "OUT" else os.path.join(work, "dir") if a == "DIR" else a
+                for a in key[1:]]
+        rc, out = run_single(script, *real, timeout=timeout)
+        _references[key] = (rc, out, prefix)
+    return _references[key]
+
+
 def pids_in(output):
     return [int(p) for p in re.findall(r"PID rank=\d+ pid=(\d+)", output)]
 
@@ -78,3 +105,67 @@ def wait_gone(pids, seconds=5.0):
     while time.monotonic() < deadline and any(alive(p) for p in pids):
         time.sleep(0.1)
     return [p for p in pids if alive(p)]
+
+
+def free_port_run(count, host="127.0.0.1"):
+    """A base port such that base .. base+count-1 were all free on ``host`` a moment ago."""
+    import random
+    import socket
+    for _ in range(200):
+        base = random.randint(20000, 60000 - count)
+        socks = []
+        try:
+            for port in range(base, base + count):
+                sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                socks.append(sock)
+                sock.bind((host, port))
+            return base
+        except OSError:
+            continue
+        finally:
+            for sock in socks:
+                sock.close()
+    raise RuntimeError("no run of %d free ports found on %s" % (count, host))
+
+
+def run_ranks(rank_envs, script, *args, prefixes=None, timeout=120):
+    """Starts one process per env (as a cluster launcher would: env only) and waits.
+
+    ``prefixes[i]`` goes before rank i's interpreter (e.g. ``ip netns exec NS``).  Returns
+    [(returncode, output)] in rank order; every process group is killed at the end.
+    As soon as one rank fails the others are killed (a collective would wait forever).
+    """
+    procs = []
+    try:
+        for i, extra in enumerate(rank_envs):
+            prefix = prefixes[i] if prefixes else ()
+            rank_env = env()
+            rank_env.update(extra)
+            procs.append(subprocess.Popen(
+                list(prefix) + [sys.executable, os.path.join(RANKS, script)]
+                + [str(a) for a in args], env=rank_env, cwd=ROOT, stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT, text=True, start_new_session=True))
+        import threading
+        outputs = [None] * len(procs)
+
+        def read(i):
+            outputs[i] = procs[i].stdout.read()
+        readers = [threading.Thread(target=read, args=(i,), daemon=True)
+                   for i in range(len(procs))]
+        for reader in readers:
+            reader.start()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            codes = [p.poll() for p in procs]
+            if all(c is not None for c in codes) or any(c not in (None, 0) for c in codes):
+                break
+            time.sleep(0.1)
+        for proc in procs:
+            if proc.poll() is None:
+                kill_group(proc)
+        for reader in readers:
+            reader.join(timeout=5)
+        return [(p.returncode, outputs[i] or "") for i, p in enumerate(procs)]
+    finally:
+        for proc in procs:
+            kill_group(proc)

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from distributed_util import launch, run_single
+from distributed_util import launch, single_reference
 
 pytestmark = pytest.mark.timeout(150)
 
@@ -23,12 +23,12 @@ def test_estimator_two_ranks_match_one_process(tmp_path):
     rc, out = launch(2, "train_estimator.py", tmp_path / "d", tmp_path / "md", timeout=120)
     assert rc == 0 and out.count("ESTIMATOR_OK") == 2, out
     assert "TAE_EVAL rank=0 step=18" in out, out
-    rc1, out1 = run_single("train_estimator.py", tmp_path / "s", tmp_path / "ms", timeout=90)
+    rc1, out1, single_prefix = single_reference("train_estimator.py", "OUT", "DIR")
     assert rc1 == 0 and "ESTIMATOR_OK" in out1, out1
     for phase in ("train", "tae"):
         r0 = _load(tmp_path / ("d.%s.rank0.npz" % phase))
         r1 = _load(tmp_path / ("d.%s.rank1.npz" % phase))
-        single = _load(tmp_path / ("s.%s.rank0.npz" % phase))
+        single = _load("%s.%s.rank0.npz" % (single_prefix, phase))
         assert sorted(r0) == sorted(r1) == sorted(single)
         for name in r0:
             assert np.array_equal(r0[name], r1[name]), (phase, name)

@@ -4,7 +4,7 @@ import pytest
 import tensorflow as tf
 from tensorflow.python.client import session as tf_session
 
-from distributed_util import launch, run_single
+from distributed_util import launch, single_reference
 from npu_bridge.distributed import runtime, session_target
 
 LOG = "sessions with the default target now run on this rank's tf.distribute.Server"
@@ -21,9 +21,9 @@ def test_plain_session_script_two_ranks_match_one_process(tmp_path, mode):
     rc, out = launch(2, "plain_session_script.py", tmp_path / "d", mode, timeout=100)
     assert rc == 0 and out.count("SCRIPT_OK") == 2, out
     assert out.count(LOG) == 2, out  # once per rank, however many sessions
-    rc, out = run_single("plain_session_script.py", tmp_path / "s", mode)
+    rc, out, single_prefix = single_reference("plain_session_script.py", "OUT", mode)
     assert rc == 0 and "SCRIPT_OK" in out and LOG not in out, out
-    r0, r1, single = _load(tmp_path / "d", 0), _load(tmp_path / "d", 1), _load(tmp_path / "s", 0)
+    r0, r1, single = _load(tmp_path / "d", 0), _load(tmp_path / "d", 1), _load(single_prefix, 0)
     assert sorted(r0) == sorted(r1) == sorted(single)
     assert r0["global_step"] == 10
     for name in r0:

@@ -1,9 +1,12 @@
 """Data-parallel ranks on TensorFlow's collective runtime.
 
-``runtime`` (rank layout, one server per rank, session configs),
+``cluster_sources`` (rank layout from our variables, TF_CONFIG, MPI, Slurm or
+a rank table), ``runtime`` (one server per rank, session configs),
+``devices`` (one GPU per rank, nccl/ring hint),
 ``collectives`` (fused all-reduce, broadcast, allgather, reduce_scatter,
-barrier), ``optimizer`` (NPUDistributedOptimizer), ``broadcast_hook``
-(NPUBroadcastGlobalVariablesHook, npu_hooks_append) and
+barrier), ``optimizer`` (NPUDistributedOptimizer), ``weight_sharding`` (its
+sharded update), ``broadcast_hook`` (NPUBroadcastGlobalVariablesHook,
+npu_hooks_append) and
 ``estimator_support`` (what NPUEstimator changes when RANK_SIZE > 1).
 See docs/distributed.md.
 """

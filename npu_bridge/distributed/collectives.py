@@ -13,6 +13,8 @@ enough there too (tests/test_distributed_loop.py checks it).
 Fusion: ``fused_allreduce`` flattens and concatenates same-dtype tensors so a
 step costs one collective per dtype instead of one per variable.
 
+Collectives carry ``devices.rank_communication_hint()``: nccl on GPUs, ring on CPUs.
+
 Everything here returns its input unchanged when single-process.
 """
 
@@ -22,7 +24,7 @@ import threading
 import tensorflow as tf
 from tensorflow.python.ops import collective_ops
 
-from npu_bridge.distributed import runtime
+from npu_bridge.distributed import devices, runtime
 
 WORLD_GROUP = "hccl_world_group"
 _WORLD_GROUP_KEY = 1
@@ -92,7 +94,8 @@ def allreduce(tensor, reduction="sum", group=WORLD_GROUP):
     value, back = _to_native(tensor)
     out = collective_ops.all_reduce(
         value, group_size=size, group_key=group_key,
-        instance_key=next_instance_key(), merge_op=merge_op, final_op=final_op)
+        instance_key=next_instance_key(), merge_op=merge_op, final_op=final_op,
+        communication_hint=devices.rank_communication_hint())
     return tf.cast(out, back) if back is not None else out
 
 
@@ -153,7 +156,8 @@ def allgather(tensor, group=WORLD_GROUP):
     if value.shape.rank == 0:
         value = tf.reshape(value, [1])
     out = collective_ops.all_gather(value, group_size=size, group_key=group_key,
-                                    instance_key=next_instance_key())
+                                    instance_key=next_instance_key(),
+                                    communication_hint=devices.rank_communication_hint())
     return tf.cast(out, back) if back is not None else out
 
 
@@ -182,10 +186,12 @@ def _broadcast_one(tensor, root_rank, group_key):
     if runtime.rank_info().rank_id == root_rank:
         # the send op outputs its input: using it orders readers after the send
         out = collective_ops.broadcast_send(value, value.shape, value.dtype, size,
-                                            group_key, key)
+                                            group_key, key,
+                                            communication_hint=devices.rank_communication_hint())
     else:
         out = collective_ops.broadcast_recv(value.shape, value.dtype, size,
-                                            group_key, key)
+                                            group_key, key,
+                                            communication_hint=devices.rank_communication_hint())
     return tf.cast(out, back) if back is not None else out
 
 

@@ -6,6 +6,9 @@ one all-reduce per dtype; ``apply_gradients`` is the wrapped optimizer's.
 Because the all-reduce hands every rank the same bits, ranks that start from
 the same variables (see NPUBroadcastGlobalVariablesHook) stay bitwise equal.
 
+With ``is_weight_update_sharding=True`` each rank updates only its own shard
+of the variables (``weight_sharding``).
+
 Single process (RANK_SIZE unset or 1): a transparent pass-through.
 Env ``NPU_BRIDGE_GRAD_FUSION=0`` turns fusion off (one all-reduce per
 gradient), for benchmarking.
@@ -15,7 +18,7 @@ import os
 
 import tensorflow as tf
 
-from npu_bridge.distributed import collectives, runtime
+from npu_bridge.distributed import collectives, runtime, weight_sharding
 
 FUSION_ENV = "NPU_BRIDGE_GRAD_FUSION"
 
@@ -46,8 +49,10 @@ def average_gradients(grads_and_vars):
 class NPUDistributedOptimizer(tf.compat.v1.train.Optimizer):
     """Optimizer wrapper averaging gradients across RANK_SIZE ranks each step.
 
-    ``is_weight_update_sharding`` is accepted for compatibility; every rank
-    applies the full update (same result, no sharded broadcast).
+    ``is_weight_update_sharding=True``: each rank applies the update to its
+    own shard of the variables and broadcasts the results, so the optimizer's
+    slots live once across ranks (see ``weight_sharding``).  Single process:
+    no effect.
     """
 
     def __init__(self, optimizer, is_weight_update_sharding=False, name=None):
@@ -65,6 +70,9 @@ class NPUDistributedOptimizer(tf.compat.v1.train.Optimizer):
         return average_gradients(self._optimizer.compute_gradients(*args, **kwargs))
 
     def apply_gradients(self, grads_and_vars, global_step=None, name=None):
+        if self._is_weight_update_sharding and runtime.is_distributed():
+            return weight_sharding.sharded_apply_gradients(
+                self._optimizer, grads_and_vars, global_step, name)
         return self._optimizer.apply_gradients(grads_and_vars, global_step, name)
 
     def get_slot(self, *args, **kwargs):

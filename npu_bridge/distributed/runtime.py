@@ -23,23 +23,19 @@ API used by the estimator (all cheap, all safe to call when single-process):
     filter keeping each session on its own task.  Returns ``base_config``
     unchanged when single-process.
 ``local_rank_info()`` -> (local_rank_size, local_rank_id)
-    Ranks sharing this host name.
+    Ranks on this host (the launcher's local rank where it publishes one).
 
-Environment:
-  ``RANK_SIZE``        number of ranks; unset or 1 means single-process.
-  ``RANK_ID``          this rank, 0 <= RANK_ID < RANK_SIZE (falls back to the
-                       task index of ``TF_CONFIG``).
-  ``NPU_BRIDGE_HOSTS`` comma-separated ``host:port`` of every rank, in rank
-                       order.  Without it, the ``chief`` + ``worker`` lists of
-                       ``TF_CONFIG``'s cluster are used.
+Environment: ``RANK_SIZE`` / ``RANK_ID`` / ``NPU_BRIDGE_HOSTS`` (our launcher),
+``TF_CONFIG``, Open MPI / PMI, Slurm or ``RANK_TABLE_FILE``; the sources and
+their precedence are in ``cluster_sources``.  Unset: single process.
 """
 
 import collections
-import json
-import os
 import threading
 
-HOSTS_ENV = "NPU_BRIDGE_HOSTS"
+from npu_bridge.distributed import cluster_sources, devices
+
+HOSTS_ENV = cluster_sources.HOSTS_ENV
 JOB_NAME = "worker"
 GROUP_LEADER = "/job:worker/replica:0/task:0"
 
@@ -50,76 +46,10 @@ _server = None
 _server_info = None
 
 
-def _int_env(name, value):
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        raise ValueError(
-            "%s must be an integer, got %r" % (name, value)) from None
-
-
-def _tf_config():
-    raw = os.environ.get("TF_CONFIG", "")
-    if not raw.strip():
-        return {}
-    try:
-        return json.loads(raw)
-    except ValueError as exc:
-        raise ValueError("TF_CONFIG is not valid JSON (%s): %r" % (exc, raw)) from None
-
-
-def _tf_config_hosts(tf_config):
-    cluster = tf_config.get("cluster") or {}
-    return list(cluster.get("chief", [])) + list(cluster.get("worker", []))
-
-
-def _tf_config_rank(tf_config):
-    task = tf_config.get("task") or {}
-    if not task:
-        return None
-    index = int(task.get("index", 0))
-    if task.get("type") == "worker" and (tf_config.get("cluster") or {}).get("chief"):
-        index += len(tf_config["cluster"]["chief"])
-    return index
-
-
 def rank_info():
-    """Reads and checks the rank layout from the environment."""
-    rank_size = _int_env("RANK_SIZE", os.environ.get("RANK_SIZE", "1") or "1")
-    if rank_size < 1:
-        raise ValueError("RANK_SIZE must be >= 1, got %d" % rank_size)
-    if rank_size == 1:
-        return RankInfo(1, 0, ())
-    tf_config = _tf_config()
-    raw_rank = os.environ.get("RANK_ID")
-    if raw_rank not in (None, ""):
-        rank_id = _int_env("RANK_ID", raw_rank)
-    else:
-        rank_id = _tf_config_rank(tf_config)
-        if rank_id is None:
-            raise ValueError(
-                "RANK_SIZE=%d but RANK_ID is not set (and TF_CONFIG has no task)"
-                % rank_size)
-    if not 0 <= rank_id < rank_size:
-        raise ValueError("RANK_ID must be in [0, %d) for RANK_SIZE=%d, got %d"
-                         % (rank_size, rank_size, rank_id))
-    raw_hosts = os.environ.get(HOSTS_ENV, "").strip()
-    if raw_hosts:
-        hosts, source = [h.strip() for h in raw_hosts.split(",") if h.strip()], HOSTS_ENV
-    else:
-        hosts, source = _tf_config_hosts(tf_config), "TF_CONFIG cluster (chief+worker)"
-        if not hosts:
-            raise ValueError(
-                "RANK_SIZE=%d needs the rank addresses: set %s to comma-separated "
-                "host:port (one per rank) or TF_CONFIG with a worker list"
-                % (rank_size, HOSTS_ENV))
-    if len(hosts) != rank_size:
-        raise ValueError("%s lists %d hosts %r but RANK_SIZE=%d; expected one "
-                         "host:port per rank" % (source, len(hosts), hosts, rank_size))
-    for host in hosts:
-        if ":" not in host:
-            raise ValueError("%s entry %r is not host:port" % (source, host))
-    return RankInfo(rank_size, rank_id, tuple(hosts))
+    """Reads and checks the rank layout (``cluster_sources.discover``)."""
+    layout = cluster_sources.discover()
+    return RankInfo(layout.rank_size, layout.rank_id, layout.hosts)
 
 
 def is_distributed():
@@ -133,14 +63,9 @@ def is_writer_rank():
 
 
 def local_rank_info():
-    """(local_rank_size, local_rank_id): ranks whose host name equals ours."""
-    info = rank_info()
-    if info.rank_size == 1:
-        return 1, 0
-    names = [h.rsplit(":", 1)[0] for h in info.hosts]
-    mine = names[info.rank_id]
-    local = [i for i, name in enumerate(names) if name == mine]
-    return len(local), local.index(info.rank_id)
+    """(local_rank_size, local_rank_id): ranks on this host, as the launcher placed them."""
+    layout = cluster_sources.discover()
+    return layout.local_size, layout.local_rank
 
 
 def task_device():
@@ -186,6 +111,8 @@ def ensure_server():
         import tensorflow as tf
         cluster = tf.train.ClusterSpec({JOB_NAME: list(info.hosts)})
         config = _collective_settings(tf.compat.v1.ConfigProto())
+        layout = cluster_sources.discover()
+        devices.apply_rank_gpu(config, layout.local_rank, layout.local_size)
         _server = tf.distribute.Server(
             cluster, job_name=JOB_NAME, task_index=info.rank_id,
             protocol="grpc", config=config, start=True)

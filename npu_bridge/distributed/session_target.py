@@ -33,9 +33,13 @@ _ATTR = "_npu_bridge_original_init"
 
 def _rank_size_env():
     try:
+        return runtime.rank_info().rank_size
+    except ValueError:
+        pass  # a broken layout: runtime.rank_info() reports it where it is used
+    try:
         return int(os.environ.get("RANK_SIZE", "1") or "1")
     except ValueError:
-        return 1  # runtime.rank_info() reports the bad value where it is used
+        return 1
 
 
 def _rank_target(rank_size):

@@ -5,7 +5,13 @@ that) and trains on its own shard of each global batch.  Run without
 RANK_SIZE it trains on the whole global batch: the reference.
 Writes the final variables to ``<out>.rank<N>.npz``.
 
+With ``--sharded`` the optimizer shards its weight update over the ranks and
+each rank prints ``SLOTS OPT rank=R vars=...``: the variables it holds slots for.
+With ``--optimizer adam,momentum`` both are trained, one graph after the other,
+into ``<out>.adam.rank<N>.npz`` and ``<out>.momentum.rank<N>.npz``.
+
 usage: train_session.py OUT [--api minimize|compute_apply] [--loop N] [--steps S]
+                        [--optimizer adam|momentum] [--sharded]
 """
 import argparse
 import sys
@@ -41,7 +47,14 @@ def build(args, info):
         w1 = tf.compat.v1.get_variable("w1", [DIM, 8])
         b1 = tf.compat.v1.get_variable("b1", [8], initializer=tf.compat.v1.random_normal_initializer())
         w2 = tf.compat.v1.get_variable("w2", [8, 1])
-    opt = NPUDistributedOptimizer(tf.compat.v1.train.AdamOptimizer(0.05))
+    if args.optimizer == "adam":
+        inner = tf.compat.v1.train.AdamOptimizer(0.05)
+    else:
+        inner = tf.compat.v1.train.MomentumOptimizer(0.05, 0.9, use_nesterov=True)
+    opt = NPUDistributedOptimizer(inner, is_weight_update_sharding=args.sharded)
+    build.slots = lambda: sorted(v.op.name for v in (w1, b1, w2)
+                                 if any(inner.get_slot(v, s) is not None
+                                        for s in inner.get_slot_names()))
 
     def step():
         x = tf.gather(x_all, global_step)
@@ -70,10 +83,23 @@ def main(argv=None):
     parser.add_argument("--api", default="minimize", choices=["minimize", "compute_apply"])
     parser.add_argument("--loop", type=int, default=1)
     parser.add_argument("--steps", type=int, default=12)
+    parser.add_argument("--optimizer", default="adam",
+                        help="adam, momentum or both (adam,momentum: one graph after the other)")
+    parser.add_argument("--sharded", action="store_true")
     parser.add_argument("--no-broadcast", action="store_true",
                         help="skip the broadcast hook (shows the seeds really differ)")
     args = parser.parse_args(argv)
     info = runtime.rank_info()
+    optimizers = args.optimizer.split(",")
+    for name in optimizers:
+        if name not in ("adam", "momentum"):
+            parser.error("--optimizer takes adam and/or momentum, got %r" % name)
+        args.optimizer = name
+        out = args.out if len(optimizers) == 1 else "%s.%s" % (args.out, name)
+        train(args, info, out)
+
+
+def train(args, info, out):
     with tf.compat.v1.Graph().as_default():
         train_op = build(args, info)
         runs = args.steps // max(args.loop, 1)
@@ -87,9 +113,11 @@ def main(argv=None):
                 sess.run(train_op)
             values = {v.op.name.replace("/", "."): sess.run(v)
                       for v in tf.compat.v1.global_variables()}
-    np.savez("%s.rank%d.npz" % (args.out, info.rank_id), **values)
+        if args.sharded:
+            print("SLOTS %s rank=%d vars=%s" % (args.optimizer, info.rank_id,
+                                                ",".join(build.slots())))
+    np.savez("%s.rank%d.npz" % (out, info.rank_id), **values)
     print("TRAIN_OK rank=%d step=%d" % (info.rank_id, values["global_step"]))
-
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -22,6 +22,7 @@ from tensorflow.python.ops import summary_ops_v2
 from tensorflow.python.ops import while_v2
 
 from npu_bridge.core.host_call import HostCall
+from npu_bridge.device_loop.read_order import order_reads_after
 
 # Records kept in the queue are bounded by bytes as well as by count, so a
 # host_call carrying image batches cannot eat the machine's memory.
@@ -99,6 +100,7 @@ class Outfeed(object):
         """Build the op sending this step's values, ordered after ``after`` (ops)."""
         with tf.control_dependencies(after):
             values = self.host_call.device_tensors()
+        values = order_reads_after(values, after)
         if self._queue is None:
             self._create_queue(values)
         return self._queue.enqueue(values, name=self._name + "_enqueue")

@@ -14,7 +14,7 @@ from npu_bridge.device_loop import loop_hooks
 from npu_bridge.core.config import NPURunConfig
 from npu_bridge.device_loop.builder import ProgramBuilder, resource_variables
 from npu_bridge.distributed import estimator_support as _ranks
-from npu_bridge.device_loop.outfeed import HostCallHook
+from npu_bridge.device_loop.outfeed import HostCallHook, RecordsBeforeCheckpoint
 
 ModeKeys = model_fn_lib.ModeKeys
 
@@ -130,9 +130,14 @@ class NPUEstimator(estimator_lib.Estimator):
             # Logging and step counting are replaced by step-aware hooks.
             self._config = config.replace(log_step_count_steps=None)
         parent = super(NPUEstimator, self)._train_with_estimator_spec
+        host_hooks = _host_hooks(worker_hooks)
+        for hook in host_hooks:
+            hook.marks_restart = True  # a resumed run hides a crashed run's later records
+        if host_hooks:  # checkpoints wait until the records they cover are on disk
+            saving_listeners = list(saving_listeners or []) + [RecordsBeforeCheckpoint(host_hooks)]
         try:
             return _run_with_host_calls(
-                _host_hooks(worker_hooks),
+                host_hooks,
                 lambda: parent(estimator_spec, worker_hooks, hooks,
                                global_step_tensor, saving_listeners))
         finally:

@@ -12,6 +12,7 @@ from tensorflow.python.training import training_util
 
 from npu_bridge.device_loop import loop_hooks
 from npu_bridge.core.config import NPURunConfig
+from npu_bridge.core.graceful_stop import GracefulStop
 from npu_bridge.device_loop.builder import ProgramBuilder, resource_variables
 from npu_bridge.distributed import estimator_support as _ranks
 from npu_bridge.device_loop.outfeed import HostCallHook, RecordsBeforeCheckpoint
@@ -89,11 +90,18 @@ class NPUEstimator(estimator_lib.Estimator):
     # ---- training -------------------------------------------------------
 
     def train(self, input_fn, hooks=None, steps=None, max_steps=None, saving_listeners=None):
-        """Estimator.train; with ranks: broadcast hook added, rank 0 saves, all wait for it."""
-        result = super(NPUEstimator, self).train(
-            input_fn, hooks=_ranks.rank_train_hooks(hooks), steps=steps,
-            max_steps=max_steps, saving_listeners=_ranks.rank_saving_listeners(saving_listeners))
-        _ranks.after_train()
+        """Estimator.train; with ranks: broadcast hook added, rank 0 saves, all wait for it.
+
+        SIGTERM/SIGINT end training after the current loop with a checkpoint and
+        every host_call record, then exit as the signal asks (``graceful_stop``).
+        """
+        with GracefulStop() as stop:
+            result = super(NPUEstimator, self).train(
+                input_fn, hooks=_ranks.rank_train_hooks(hooks) + [stop.hook()], steps=steps,
+                max_steps=max_steps,
+                saving_listeners=_ranks.rank_saving_listeners(saving_listeners))
+            _ranks.after_train()
+        stop.raise_if_signalled()
         return result
 
     def _convert_train_steps_to_hooks(self, steps, max_steps):

@@ -5,6 +5,9 @@ What differs from the stock Estimator is only how the graph for one
 go with it; sessions, checkpoints, hooks and exports are the stock ones.
 """
 
+import numbers
+import os
+
 import tensorflow as tf
 from tensorflow_estimator.python.estimator import estimator as estimator_lib
 from tensorflow_estimator.python.estimator import model_fn as model_fn_lib
@@ -18,6 +21,17 @@ from npu_bridge.distributed import estimator_support as _ranks
 from npu_bridge.device_loop.outfeed import HostCallHook, RecordsBeforeCheckpoint
 
 ModeKeys = model_fn_lib.ModeKeys
+
+
+def _check_steps(name, steps):
+    """A step count is None or a positive int (a float such as 2.5 never lands exactly)."""
+    if steps is None:
+        return
+    if isinstance(steps, bool) or not isinstance(steps, numbers.Integral):
+        raise TypeError("%s must be a positive int or None; got %s %r."
+                        % (name, type(steps).__name__, steps))
+    if steps <= 0:
+        raise ValueError("%s must be > 0; got %d." % (name, steps))
 
 
 def _host_hooks(hooks):
@@ -58,10 +72,12 @@ class NPUEstimator(estimator_lib.Estimator):
         if not isinstance(config, NPURunConfig):
             raise ValueError("config must be an NPURunConfig; got %s."
                              % type(config).__name__)
-        if model_dir and config.model_dir and model_dir != config.model_dir:
-            raise ValueError(
-                "model_dir is given twice with different values: %r in NPUEstimator "
-                "and %r in config." % (model_dir, config.model_dir))
+        if model_dir and config.model_dir:
+            if os.path.normpath(model_dir) != os.path.normpath(config.model_dir):
+                raise ValueError(
+                    "model_dir is given twice with different values: %r in NPUEstimator "
+                    "and %r in config." % (model_dir, config.model_dir))
+            model_dir = None  # the same folder ('x/' and 'x'): the config's spelling
         self._job_start_file = job_start_file
         config = _ranks.rank_run_config(config)  # ranks: own server, rank-0-only saving
         super(NPUEstimator, self).__init__(
@@ -105,6 +121,8 @@ class NPUEstimator(estimator_lib.Estimator):
         return result
 
     def _convert_train_steps_to_hooks(self, steps, max_steps):
+        _check_steps("train() steps", steps)
+        _check_steps("train() max_steps", max_steps)
         if steps is None and max_steps is None:
             return []
         return [loop_hooks.StepLimitHook(num_steps=steps, last_step=max_steps)]
@@ -154,8 +172,7 @@ class NPUEstimator(estimator_lib.Estimator):
     # ---- evaluation -----------------------------------------------------
 
     def _convert_eval_steps_to_hooks(self, steps):
-        if steps is not None and steps <= 0:
-            raise ValueError("Must specify steps > 0, given: {}".format(steps))
+        _check_steps("evaluate() steps", steps)
         return [loop_hooks.EvalStepLimitHook(num_evals=steps)]
 
     def _call_model_fn_eval(self, input_fn, config):

@@ -22,7 +22,7 @@ import threading
 import tensorflow as tf
 from tensorflow.python.ops import collective_ops
 
-from npu_bridge.distributed import runtime
+from npu_bridge.distributed import rank_timeout, runtime
 
 WORLD_GROUP = "hccl_world_group"
 _WORLD_GROUP_KEY = 1
@@ -45,6 +45,11 @@ _REDUCTIONS = {
 
 # dtypes the CPU/GPU collective kernels accept as they are
 _NATIVE = (tf.float16, tf.bfloat16, tf.float32, tf.float64, tf.int32, tf.int64)
+
+
+def _peer_timeout():
+    """Completion timeout of every collective: a dead or wedged peer fails the op."""
+    return rank_timeout.rank_timeout_seconds()
 
 
 def next_instance_key():
@@ -92,7 +97,8 @@ def allreduce(tensor, reduction="sum", group=WORLD_GROUP):
     value, back = _to_native(tensor)
     out = collective_ops.all_reduce(
         value, group_size=size, group_key=group_key,
-        instance_key=next_instance_key(), merge_op=merge_op, final_op=final_op)
+        instance_key=next_instance_key(), merge_op=merge_op, final_op=final_op,
+        timeout=_peer_timeout())
     return tf.cast(out, back) if back is not None else out
 
 
@@ -153,7 +159,7 @@ def allgather(tensor, group=WORLD_GROUP):
     if value.shape.rank == 0:
         value = tf.reshape(value, [1])
     out = collective_ops.all_gather(value, group_size=size, group_key=group_key,
-                                    instance_key=next_instance_key())
+                                    instance_key=next_instance_key(), timeout=_peer_timeout())
     return tf.cast(out, back) if back is not None else out
 
 
@@ -182,10 +188,10 @@ def _broadcast_one(tensor, root_rank, group_key):
     if runtime.rank_info().rank_id == root_rank:
         # the send op outputs its input: using it orders readers after the send
         out = collective_ops.broadcast_send(value, value.shape, value.dtype, size,
-                                            group_key, key)
+                                            group_key, key, timeout=_peer_timeout())
     else:
         out = collective_ops.broadcast_recv(value.shape, value.dtype, size,
-                                            group_key, key)
+                                            group_key, key, timeout=_peer_timeout())
     return tf.cast(out, back) if back is not None else out
 
 
@@ -232,7 +238,8 @@ def barrier():
         key = next(_barrier_keys)
     with tf.Graph().as_default():
         done = collective_ops.all_reduce(tf.ones([1]), group_size=info.rank_size,
-                                         group_key=_WORLD_GROUP_KEY, instance_key=key)
+                                         group_key=_WORLD_GROUP_KEY, instance_key=key,
+                                         timeout=_peer_timeout())
         with tf.compat.v1.Session(runtime.ensure_server(),
                                   config=runtime.session_config_for_rank()) as sess:
             sess.run(done)

@@ -32,12 +32,16 @@ Environment:
   ``NPU_BRIDGE_HOSTS`` comma-separated ``host:port`` of every rank, in rank
                        order.  Without it, the ``chief`` + ``worker`` lists of
                        ``TF_CONFIG``'s cluster are used.
+  ``NPU_BRIDGE_RANK_TIMEOUT`` seconds any wait for peers may last (default
+                       300; see ``rank_timeout``).
 """
 
 import collections
 import json
 import os
 import threading
+
+from npu_bridge.distributed import rank_timeout
 
 HOSTS_ENV = "NPU_BRIDGE_HOSTS"
 JOB_NAME = "worker"
@@ -190,6 +194,7 @@ def ensure_server():
             cluster, job_name=JOB_NAME, task_index=info.rank_id,
             protocol="grpc", config=config, start=True)
         _server_info = info
+        rank_timeout.wait_for_peers(info.hosts, info.rank_id)  # bounded: fails naming them
         return _server.target
 
 

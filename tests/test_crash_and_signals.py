@@ -148,3 +148,30 @@ def test_second_signal_exits_at_once(tmp_path):
     code, out = _finish(proc, timeout=30)
     assert time.monotonic() - start < 5
     assert code == 128 + signal.SIGTERM, out[-3000:]
+
+
+def test_sigterm_to_the_launcher_stops_both_ranks_after_the_same_loop(tmp_path):
+    model_dir = str(tmp_path / "model")
+    host_dir = os.path.join(model_dir, "host")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "npu_bridge.launch", "-n", "2", TRAINER, model_dir,
+         str(10 ** 6), "10", "0.002", str(10 ** 5)], env=_env(), cwd=ROOT,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        _wait_for(lambda: max(_disk_steps(host_dir) or [0]) >= 50, 90, proc)
+        os.kill(proc.pid, signal.SIGTERM)
+        start = time.monotonic()
+        code, out = _finish(proc, timeout=120)
+        # Both ranks ended by themselves (the launcher would wait 120 s for a rank
+        # stuck in a collective before killing it).
+        assert time.monotonic() - start < 60, out[-3000:]
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert code == 128 + signal.SIGTERM, out[-3000:]
+    pids = [int(p) for p in re.findall(r"PID rank=\d pid=(\d+)", out)]
+    assert len(pids) == 2, out[-3000:]
+    reached = _restore_step(model_dir)
+    assert reached > 50 and _checkpoints(model_dir) == [0, reached], out[-3000:]
+    assert sorted(_disk_steps(host_dir)) == list(range(1, reached + 1))

@@ -15,7 +15,8 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
-from npu_bridge.npu_init import NPUEstimator, NPUEstimatorSpec, NPURunConfig  # noqa: E402
+from npu_bridge.npu_init import (NPUDistributedOptimizer, NPUEstimator,  # noqa: E402
+                                 NPUEstimatorSpec, NPURunConfig)
 
 model_dir, max_steps, iterations, per_record, save_every = sys.argv[1:6]
 max_steps, iterations, save_every = int(max_steps), int(iterations), int(save_every)
@@ -38,8 +39,9 @@ def model_fn(features, labels, mode):
     pred = tf.compat.v1.layers.dense(features, 1)
     loss = tf.compat.v1.losses.mean_squared_error(labels, pred)
     global_step = tf.compat.v1.train.get_or_create_global_step()
-    train_op = tf.compat.v1.train.GradientDescentOptimizer(0.01).minimize(
-        loss, global_step=global_step)
+    # Averages gradients over ranks when run by the launcher; plain SGD in one process.
+    optimizer = NPUDistributedOptimizer(tf.compat.v1.train.GradientDescentOptimizer(0.01))
+    train_op = optimizer.minimize(loss, global_step=global_step)
     host_call = (host_fn, [tf.reshape(global_step, [1]), tf.reshape(loss, [1])])
     return NPUEstimatorSpec(mode, loss=loss, train_op=train_op, host_call=host_call)
 
@@ -52,6 +54,6 @@ def input_fn():
 estimator = NPUEstimator(model_fn, config=NPURunConfig(
     model_dir=model_dir, iterations_per_loop=iterations, save_checkpoints_steps=save_every,
     keep_checkpoint_max=100, log_step_count_steps=None))
-print("PID", os.getpid(), flush=True)
+print("PID rank=%s pid=%d" % (os.environ.get("RANK_ID", "0"), os.getpid()), flush=True)
 estimator.train(input_fn, max_steps=max_steps)
 print("global_step", estimator.get_variable_value("global_step"), flush=True)

@@ -15,6 +15,7 @@ from tensorflow.python.training import training_util
 
 from npu_bridge.device_loop import loop_hooks
 from npu_bridge.core.config import NPURunConfig
+from npu_bridge.core import user_errors
 from npu_bridge.core.graceful_stop import GracefulStop
 from npu_bridge.device_loop.builder import ProgramBuilder, resource_variables
 from npu_bridge.distributed import estimator_support as _ranks
@@ -39,13 +40,21 @@ def _host_hooks(hooks):
 
 
 def _run_with_host_calls(host_hooks, run):
-    """Run ``run()``; a host_call failure wins over the cancellation it caused."""
+    """Run ``run()``; a host_call failure wins over the cancellation it caused.
+
+    A Python exception that host_fn or input_fn code raised while the graph ran
+    (``user_errors``) is re-raised as itself, chained to TensorFlow's error.
+    """
     try:
         return run()
     except Exception as error:
-        for hook in host_hooks:
-            if hook.error is not None and hook.error is not error:
-                raise hook.error from error
+        cause = next((hook.error for hook in host_hooks
+                      if hook.error is not None and hook.error is not error), error)
+        original = user_errors.original_error(cause)
+        if original is not None:
+            raise original from cause
+        if cause is not error:
+            raise cause from error
         raise
     finally:
         for hook in host_hooks:
@@ -79,6 +88,7 @@ class NPUEstimator(estimator_lib.Estimator):
                     "and %r in config." % (model_dir, config.model_dir))
             model_dir = None  # the same folder ('x/' and 'x'): the config's spelling
         self._job_start_file = job_start_file
+        user_errors.remember_py_func_errors()
         config = _ranks.rank_run_config(config)  # ranks: own server, rank-0-only saving
         super(NPUEstimator, self).__init__(
             model_fn=model_fn, model_dir=model_dir, config=config, params=params,

@@ -48,9 +48,14 @@ def test_one_process_of_two_fails_in_bounded_time_naming_the_missing_peer(tmp_pa
     assert elapsed < 60
 
 
-def test_a_stopped_rank_makes_the_others_fail_within_the_timeout(monkeypatch):
+def test_a_stopped_rank_makes_the_others_fail_within_the_timeout(monkeypatch, tmp_path):
     monkeypatch.setenv(TIMEOUT_ENV, "8")
-    proc = start_launcher(2, "die_midway.py", "--victim", "-1")
+    trainer = os.path.join(os.path.dirname(RANKS), "trainers", "slow_host_train.py")
+    host_dir = tmp_path / "model" / "host"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "npu_bridge.launch", "-n", "2", trainer, str(tmp_path / "model"),
+         str(10 ** 6), "10", "0", str(10 ** 5)], env=env(), stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT, text=True, start_new_session=True)
     lines = []
     reader = threading.Thread(target=lambda: lines.extend(iter(proc.stdout.readline, "")),
                               daemon=True)
@@ -58,22 +63,23 @@ def test_a_stopped_rank_makes_the_others_fail_within_the_timeout(monkeypatch):
     stopped = None
     try:
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not all(
-                any("STEPPING rank=%d" % r in line for line in list(lines)) for r in (0, 1)):
-            time.sleep(0.05)
-        pids = pids_in("".join(lines))
-        assert len(pids) == 2, "".join(lines)
-        stopped = int(re.search(r"PID rank=1 pid=(\d+)", "".join(lines)).group(1))
+        while time.monotonic() < deadline and not (
+                host_dir.exists() and len(pids_in("".join(lines))) == 2
+                and any(p.stat().st_size > 2000 for p in host_dir.iterdir())):
+            time.sleep(0.1)
+        out = "".join(lines)
+        stopped = int(re.search(r"PID rank=1 pid=(\d+)", out).group(1))
         os.kill(stopped, signal.SIGSTOP)  # a wedged host: alive, silent
         start = time.monotonic()
         rc = proc.wait(timeout=60)
         elapsed = time.monotonic() - start
         reader.join(timeout=5)
         out = "".join(lines)
-        assert rc != 0, out
-        assert "rank 0 exited" in out, out
-        assert elapsed < 8 + 15, (elapsed, out)
-        assert wait_gone(pids) == [], out
+        assert rc != 0, out[-3000:]
+        assert "rank 0 exited with 1" in out, out[-3000:]
+        assert "a peer is dead or hung (rank 1 at 127.0.0.1:" in out, out[-3000:]
+        assert elapsed < 8 + 15, (elapsed, out[-3000:])
+        assert wait_gone(pids_in(out)) == [], out[-3000:]
     finally:
         if stopped is not None:
             try:

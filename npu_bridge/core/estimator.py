@@ -19,6 +19,7 @@ from npu_bridge.core import user_errors
 from npu_bridge.core.graceful_stop import GracefulStop
 from npu_bridge.device_loop.builder import ProgramBuilder, resource_variables
 from npu_bridge.distributed import estimator_support as _ranks
+from npu_bridge.distributed.rank_watchdog import watchdog_hooks
 from npu_bridge.device_loop.outfeed import HostCallHook, RecordsBeforeCheckpoint
 
 ModeKeys = model_fn_lib.ModeKeys
@@ -123,7 +124,8 @@ class NPUEstimator(estimator_lib.Estimator):
         """
         with GracefulStop() as stop:
             result = super(NPUEstimator, self).train(
-                input_fn, hooks=_ranks.rank_train_hooks(hooks) + [stop.hook()], steps=steps,
+                input_fn, hooks=_ranks.rank_train_hooks(hooks) + [stop.hook()] + watchdog_hooks(),
+                steps=steps,
                 max_steps=max_steps,
                 saving_listeners=_ranks.rank_saving_listeners(saving_listeners))
             _ranks.after_train()

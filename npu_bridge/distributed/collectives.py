@@ -48,7 +48,9 @@ _NATIVE = (tf.float16, tf.bfloat16, tf.float32, tf.float64, tf.int32, tf.int64)
 
 
 def _peer_timeout():
-    """Completion timeout of every collective: a dead or wedged peer fails the op."""
+    """Completion timeout for the collectives that run once per session (broadcast,
+    barrier). Not for per-step ones: TensorFlow starts a thread per timed execution
+    that sleeps the whole timeout; ``rank_watchdog`` bounds those instead."""
     return rank_timeout.rank_timeout_seconds()
 
 
@@ -97,8 +99,7 @@ def allreduce(tensor, reduction="sum", group=WORLD_GROUP):
     value, back = _to_native(tensor)
     out = collective_ops.all_reduce(
         value, group_size=size, group_key=group_key,
-        instance_key=next_instance_key(), merge_op=merge_op, final_op=final_op,
-        timeout=_peer_timeout())
+        instance_key=next_instance_key(), merge_op=merge_op, final_op=final_op)
     return tf.cast(out, back) if back is not None else out
 
 
@@ -159,7 +160,7 @@ def allgather(tensor, group=WORLD_GROUP):
     if value.shape.rank == 0:
         value = tf.reshape(value, [1])
     out = collective_ops.all_gather(value, group_size=size, group_key=group_key,
-                                    instance_key=next_instance_key(), timeout=_peer_timeout())
+                                    instance_key=next_instance_key())
     return tf.cast(out, back) if back is not None else out
 
 

@@ -99,3 +99,26 @@ def test_eval_counter_read_through_an_op_is_after_the_update(tmp_path, iteration
     assert sorted(records) == list(range(1, 11))
     for step, values in records.items():
         assert values == [pytest.approx(float(y[(step - 1) * 4, 0]))] * 3
+
+
+def _linear_loss_model_fn(features, labels, mode, params):
+    # The loss is linear in lam: its gradient needs lam only for its shape.
+    lam = tf.compat.v1.get_variable("lam", [], initializer=tf.ones_initializer())
+    loss = lam * 1.0 + 0.0 * tf.reduce_mean(features)
+    gs = tf.compat.v1.train.get_global_step()
+    train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=gs)
+    host_call = (_host_fn(params["logdir"]), [tf.reshape(gs, [1]), tf.reshape(loss, [1])])
+    return NPUEstimatorSpec(mode, loss=loss, train_op=train_op, host_call=host_call)
+
+
+@pytest.mark.parametrize("iterations", [1, 5])
+def test_loss_is_the_value_the_step_used(tmp_path, iterations):
+    logdir = str(tmp_path / "host")
+    est = NPUEstimator(_linear_loss_model_fn, config=NPURunConfig(
+        iterations_per_loop=iterations, model_dir=str(tmp_path / "model")),
+        params={"logdir": logdir})
+    est.train(dataset_input_fn(), steps=10)
+    records = read_scalars(logdir, "value")
+    assert sorted(records) == list(range(1, 11))
+    for step, values in records.items():
+        assert values == [pytest.approx(1.0 - 0.1 * (step - 1), abs=1e-5)]

@@ -108,11 +108,15 @@ class Outfeed(object):
         self._name = name
         self._queue = None
 
-    def enqueue(self, after):
-        """Build the op sending this step's values, ordered after ``after`` (ops)."""
+    def enqueue(self, after, step_values=()):
+        """Build the op sending this step's values, ordered after ``after`` (ops).
+
+        ``step_values`` (the loss) are values the step computed even if ``after``
+        does not depend on them: variable reads behind them are not delayed.
+        """
         with tf.control_dependencies(after):
             values = self.host_call.device_tensors()
-        values = order_reads_after(values, after)
+        values = order_reads_after(values, after, step_values)
         if self._queue is None:
             self._create_queue(values)
         enqueue = self._queue.enqueue(values, name=self._name + "_enqueue")

@@ -17,6 +17,9 @@ ancestor of the step's ops) is made to wait for the step:
 Reads the step itself depends on (a learning rate computed from the global
 step, the loss) keep the value the step used.
 
+Only the single-graph structure is looked at: a read is "the step's" if it is an
+ancestor of the step's ops or of the loss.
+
 Reference variables alias their buffer: a tensor read from one changes when
 the variable is next updated in place. Values that depend on one are copied
 (``DeepCopy``) before they are enqueued, so a record keeps its own step's value
@@ -56,13 +59,15 @@ def _as_ops(items):
     return [item if isinstance(item, tf.Operation) else item.op for item in items]
 
 
-def order_reads_after(values, after):
+def order_reads_after(values, after, step_values=()):
     """Make the variable reads that only ``values`` use run after the ops ``after``.
 
+    Reads behind ``after`` or behind ``step_values`` (the loss, which the step
+    computes even where train_op does not depend on it) are the step's own.
     Returns ``values``, each copied if it depends on a reference variable.
     """
     after_ops = _as_ops(after)
-    step_ops = _ancestors(after_ops)
+    step_ops = _ancestors(after_ops + _as_ops([v for v in step_values if v is not None]))
     host_ops = _ancestors([v.op for v in values])
     touches_ref = False
     fresh_reads = {}

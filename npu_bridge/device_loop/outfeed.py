@@ -2,17 +2,25 @@
 
 The device side enqueues one record per step into a bounded FIFO queue that
 lives in the graph. A host thread runs an in-graph *host loop*: every
-``Session.run`` of it takes up to HOST_CHUNK records, in blocks of up to
-HOST_BLOCK, and runs fn's ops on each record in order, so the host pays one
-Session.run per chunk and one wake-up per block, not per step. The queue bound keeps memory fixed whatever iterations_per_loop is; the
-device only waits when the host is a full queue behind.
+``Session.run`` of it takes blocks of the records that are there (at least
+one, at most HOST_BLOCK; it never waits for a full block, which would hold
+records back) and runs fn's ops on each record in order. The queue bound keeps
+memory fixed whatever iterations_per_loop is; the device only waits when the
+host is a full queue behind.
+
+When records are on disk: a flusher thread flushes fn's writers about every
+FLUSH_EVERY_SECS while records arrive. Two counters (records the device sent,
+records fn's ops ran on) let ``RecordsBeforeCheckpoint`` hold each checkpoint
+until the host has caught up and flushed, so a checkpoint at step S never
+covers a record that is not on disk. A training session writes a
+SessionLog.START at its starting step + 1 to fn's writers, so TensorBoard
+drops what a crashed run wrote after the checkpoint the new run resumed from.
 
 Shutdown: at the end the queue is closed; the host loop drains what is left
 and stops on the closed, empty queue. If fn's ops fail, the host thread keeps
 the error and closes the queue with pending enqueues cancelled, so a device
 loop blocked on a full queue ends at once and the error reaches the caller.
 """
-
 import sys
 import threading
 import time

@@ -87,3 +87,26 @@ def test_host_call_without_tensors_or_with_a_sparse_tensor_is_refused():
         with pytest.raises(TypeError, match=r"host_call\[1\]\['x'\] is a SparseTensor"):
             NPUEstimatorSpec("train", loss=loss, train_op=tf.no_op(),
                              host_call=(lambda x: [], {"x": sparse}))
+
+
+def test_hccl_ops_refuse_non_int_counts():
+    from npu_bridge.hccl import hccl_ops
+    with tf.Graph().as_default():
+        x = tf.ones([2])
+        with pytest.raises(TypeError, match="fusion must be an int"):
+            hccl_ops.allreduce(x, "sum", fusion=1.5)
+        with pytest.raises(TypeError, match="fusion_id must be an int"):
+            hccl_ops.broadcast([x], 0, fusion_id="0")
+        with pytest.raises(TypeError, match="rank_size must be an int"):
+            hccl_ops.allgather(x, rank_size=1.0)
+        assert hccl_ops.allreduce(x, "sum", fusion=np.int64(0)).shape == [2]
+
+
+def test_launcher_refuses_bad_arguments():
+    from npu_bridge.launch import run
+    with pytest.raises(ValueError, match="--nproc"):
+        run(["true"], 0)
+    with pytest.raises(ValueError, match="--grace"):
+        run(["true"], 1, grace=float("nan"))
+    with pytest.raises(ValueError, match="--signal-grace"):
+        run(["true"], 1, signal_grace=-1)

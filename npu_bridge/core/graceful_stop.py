@@ -45,7 +45,9 @@ class GracefulStop(object):
         self._read, self._write = os.pipe()
         os.set_blocking(self._write, False)
         self._old_wakeup = signal.set_wakeup_fd(self._write, warn_on_full_buffer=False)
-        self._old_handlers = {s: signal.signal(s, self._python_handler) for s in SIGNALS}
+        # A signal the process ignores (nohup, a shell's background job) stays ignored.
+        self._old_handlers = {s: signal.signal(s, self._python_handler) for s in SIGNALS
+                              if signal.getsignal(s) is not signal.SIG_IGN}
         self._active = True
         self._watcher = threading.Thread(target=self._watch, name="npu_bridge-signals",
                                          daemon=True)

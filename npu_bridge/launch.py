@@ -2,10 +2,16 @@
 
 Each rank is a child process in its own process group, with ``RANK_SIZE``,
 ``RANK_ID``, ``DEVICE_ID`` and ``NPU_BRIDGE_HOSTS`` (free ports on the chosen
-host) set.  Output lines are prefixed ``[rank N]``.  Collectives wait forever
-for a missing peer, so as soon as one rank fails the launcher stops all the
-others (SIGTERM, then SIGKILL after a grace period) and exits non-zero.
-Ctrl-C / SIGTERM to the launcher stop every rank the same way.
+host) set.  Output lines are prefixed ``[rank N]``.  As soon as one rank fails
+the launcher stops all the others (SIGTERM, then SIGKILL after a grace period)
+and exits non-zero, rather than leave them waiting for their peer until
+``NPU_BRIDGE_RANK_TIMEOUT``.
+
+SIGINT / SIGTERM to the launcher are passed on to every rank, which then
+stop together after their current loop with a checkpoint (see
+``npu_bridge.core.graceful_stop``); the launcher waits up to
+``--signal-grace`` seconds for that and exits 128 + signal. A second signal
+kills every rank at once.
 
 ``--gpus G``: rank r sees only GPU ``r % G`` (``CUDA_VISIBLE_DEVICES``).
 """
@@ -23,6 +29,7 @@ from npu_bridge.distributed.devices import launcher_gpu_env
 from npu_bridge.distributed.runtime import HOSTS_ENV
 
 GRACE_SECONDS = 5.0
+SIGNAL_GRACE_SECONDS = 120.0  # a graceful stop writes a checkpoint and drains records
 
 
 def free_ports(count, host="127.0.0.1"):
@@ -90,18 +97,35 @@ def _exit_code(returncode):
     return 128 - returncode if returncode < 0 else returncode
 
 
-def run(command, nproc, host="127.0.0.1", out=None, grace=GRACE_SECONDS, gpus=None):
+def _wait_after_signal(procs, stopping, grace):
+    """Wait for ranks stopping on a forwarded signal; give up on a second signal or timeout."""
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline and stopping["count"] < 2:
+        if all(p.poll() is not None for p in procs):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def run(command, nproc, host="127.0.0.1", out=None, grace=GRACE_SECONDS,
+        signal_grace=SIGNAL_GRACE_SECONDS, gpus=None):
     """Runs ``command`` (argv list) as ``nproc`` ranks; returns the exit code."""
-    if nproc < 1:
-        raise ValueError("-n/--nproc must be >= 1, got %d" % nproc)
+    if isinstance(nproc, bool) or not isinstance(nproc, int) or nproc < 1:
+        raise ValueError("-n/--nproc must be an int >= 1, got %r" % (nproc,))
+    for name, value in (("--grace", grace), ("--signal-grace", signal_grace)):
+        if not (isinstance(value, (int, float)) and 0 <= value < float("inf")):
+            raise ValueError("%s must be a finite number of seconds >= 0, got %r"
+                             % (name, value))
     out = out or sys.stdout
     hosts = ["%s:%d" % (host, port) for port in free_ports(nproc, host)]
     lock = threading.Lock()
     procs, pumps = [], []
-    stopping = {"signal": None}
+    stopping = {"signal": None, "count": 0}
 
     def on_signal(signum, _frame):
-        stopping["signal"] = signum
+        stopping["count"] += 1
+        if stopping["signal"] is None:
+            stopping["signal"] = signum
 
     old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
@@ -119,7 +143,12 @@ def run(command, nproc, host="127.0.0.1", out=None, grace=GRACE_SECONDS, gpus=No
         while True:
             if stopping["signal"] is not None:
                 code = 128 + stopping["signal"]
-                _say(out, lock, "launcher: got signal %d, stopping all ranks" % stopping["signal"])
+                _say(out, lock, "launcher: got signal %d, passing it to every rank (send "
+                     "it again to kill them at once)" % stopping["signal"])
+                for proc in procs:
+                    _signal_group(proc, stopping["signal"])
+                if not _wait_after_signal(procs, stopping, signal_grace):
+                    grace = 0.0  # second signal or ranks not done: kill them now
                 break
             failed = [(r, p.returncode) for r, p in enumerate(procs)
                       if p.poll() is not None and p.returncode != 0]
@@ -158,6 +187,9 @@ def parse_args(argv):
     parser.add_argument("--gpus", type=int, default=None,
                         help="GPUs on this host: rank r sees only GPU r %% GPUS "
                              "(CUDA_VISIBLE_DEVICES); default: leave it alone")
+    parser.add_argument("--signal-grace", type=float, default=SIGNAL_GRACE_SECONDS,
+                        help="seconds ranks get to stop cleanly after a forwarded "
+                             "SIGINT/SIGTERM before they are killed")
     parser.add_argument("script", help="python script to run (or -m module)")
     parser.add_argument("args", nargs=argparse.REMAINDER)
     return parser.parse_args(argv)
@@ -169,7 +201,8 @@ def main(argv=None):
         command = [sys.executable, "-m"] + args.args
     else:
         command = [sys.executable, args.script] + args.args
-    return run(command, args.nproc, args.host, grace=args.grace, gpus=args.gpus)
+    return run(command, args.nproc, args.host, grace=args.grace,
+               signal_grace=args.signal_grace, gpus=args.gpus)
 
 
 if __name__ == "__main__":

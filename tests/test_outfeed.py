@@ -46,8 +46,10 @@ def test_device_runs_ahead_of_a_slow_host(tmp_model_dir):
 
     seen = []
     done = DeviceDone()
+    # Checkpoints wait for the host (they are consistent cuts); none falls inside the run.
     est = NPUEstimator(model_fn, config=NPURunConfig(iterations_per_loop=50,
-                                                     model_dir=tmp_model_dir))
+                                                     model_dir=tmp_model_dir,
+                                                     save_checkpoints_steps=1000))
     start = time.time()
     est.train(dataset_input_fn(), steps=steps, hooks=[done])
     finished = time.time()

@@ -9,6 +9,9 @@ are accepted so migrated scripts keep working, and logged once as having no
 effect here; none is silently reinterpreted.
 """
 
+import math
+import numbers
+
 import tensorflow as tf
 from tensorflow_estimator.python.estimator import run_config as run_config_lib
 
@@ -27,12 +30,39 @@ def _check_bool(name, value):
         raise TypeError("%s must be True or False; got %r." % (name, value))
 
 
-def _check_positive_int(name, value):
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError("%s must be a positive int; got %s %r."
+# Loop lengths and step counts run through int32 placeholders in the graph.
+_INT32_LIMIT = 2 ** 31
+
+
+def _check_positive_int(name, value, low=1, high=_INT32_LIMIT):
+    """``value`` as an int in [low, high); numpy integers are accepted."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError("%s must be %s int; got %s %r."
+                        % (name, "a positive" if low == 1 else "a non-negative",
+                           type(value).__name__, value))
+    if value < low:
+        raise ValueError("%s must be a %s int; got %d."
+                         % (name, "positive" if low == 1 else "non-negative", value))
+    if value >= high:
+        raise ValueError("%s must be below %d (it runs through int32 in the graph); got %d."
+                         % (name, high, value))
+    return int(value)
+
+
+def _check_optional_int(name, value, low=1):
+    return None if value is None else _check_positive_int(name, value, low)
+
+
+def _check_optional_seconds(name, value):
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError("%s must be a number of seconds; got %s %r."
                         % (name, type(value).__name__, value))
-    if value <= 0:
-        raise ValueError("%s must be a positive int; got %d." % (name, value))
+    if not math.isfinite(value) or value < 0:
+        raise ValueError("%s must be a finite number of seconds >= 0; got %r."
+                         % (name, value))
+    return value
 
 
 class ProfilingConfig(object):
@@ -183,7 +213,19 @@ class NPURunConfig(run_config_lib.RunConfig):
             iterations_per_loop = from_session["iterations_per_loop"]
         if precision_mode is None and from_session.get("precision_mode"):
             precision_mode = from_session["precision_mode"]
-        _check_positive_int("iterations_per_loop", iterations_per_loop)
+        iterations_per_loop = _check_positive_int("iterations_per_loop", iterations_per_loop)
+        save_checkpoints_steps = _check_optional_int("save_checkpoints_steps",
+                                                     save_checkpoints_steps, 0)
+        save_checkpoints_secs = _check_optional_seconds("save_checkpoints_secs",
+                                                        save_checkpoints_secs)
+        save_summary_steps = _check_optional_int("save_summary_steps", save_summary_steps, 0)
+        log_step_count_steps = _check_optional_int("log_step_count_steps",
+                                                   log_step_count_steps)
+        keep_checkpoint_max = _check_optional_int("keep_checkpoint_max", keep_checkpoint_max, 0)
+        keep_checkpoint_every_n_hours = _check_optional_seconds(
+            "keep_checkpoint_every_n_hours", keep_checkpoint_every_n_hours)
+        if tf_random_seed is not None:
+            tf_random_seed = _check_positive_int("tf_random_seed", tf_random_seed, 0)
         _check_bool("mix_compile_mode", mix_compile_mode)
         _check_bool("horovod_mode", horovod_mode)
         if mix_compile_mode and iterations_per_loop != 1:

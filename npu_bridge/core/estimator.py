@@ -5,6 +5,9 @@ What differs from the stock Estimator is only how the graph for one
 go with it; sessions, checkpoints, hooks and exports are the stock ones.
 """
 
+import numbers
+import os
+
 import tensorflow as tf
 from tensorflow_estimator.python.estimator import estimator as estimator_lib
 from tensorflow_estimator.python.estimator import model_fn as model_fn_lib
@@ -12,13 +15,27 @@ from tensorflow.python.training import training_util
 
 from npu_bridge.core import checkpoint_saver
 from npu_bridge.core.config import NPURunConfig
+from npu_bridge.core import user_errors
+from npu_bridge.core.graceful_stop import GracefulStop
 from npu_bridge.debugging.estimator_hooks import training_hooks as _debugging_hooks
 from npu_bridge.device_loop import loop_hooks
 from npu_bridge.device_loop.builder import ProgramBuilder, resource_variables
 from npu_bridge.distributed import estimator_support as _ranks
-from npu_bridge.device_loop.outfeed import HostCallHook
+from npu_bridge.distributed.rank_watchdog import watchdog_hooks
+from npu_bridge.device_loop.outfeed import HostCallHook, RecordsBeforeCheckpoint
 
 ModeKeys = model_fn_lib.ModeKeys
+
+
+def _check_steps(name, steps):
+    """A step count is None or a positive int (a float such as 2.5 never lands exactly)."""
+    if steps is None:
+        return
+    if isinstance(steps, bool) or not isinstance(steps, numbers.Integral):
+        raise TypeError("%s must be a positive int or None; got %s %r."
+                        % (name, type(steps).__name__, steps))
+    if steps <= 0:
+        raise ValueError("%s must be > 0; got %d." % (name, steps))
 
 
 def _host_hooks(hooks):
@@ -26,13 +43,21 @@ def _host_hooks(hooks):
 
 
 def _run_with_host_calls(host_hooks, run):
-    """Run ``run()``; a host_call failure wins over the cancellation it caused."""
+    """Run ``run()``; a host_call failure wins over the cancellation it caused.
+
+    A Python exception that host_fn or input_fn code raised while the graph ran
+    (``user_errors``) is re-raised as itself, chained to TensorFlow's error.
+    """
     try:
         return run()
     except Exception as error:
-        for hook in host_hooks:
-            if hook.error is not None and hook.error is not error:
-                raise hook.error from error
+        cause = next((hook.error for hook in host_hooks
+                      if hook.error is not None and hook.error is not error), error)
+        original = user_errors.original_error(cause)
+        if original is not None:
+            raise original from cause
+        if cause is not error:
+            raise cause from error
         raise
     finally:
         for hook in host_hooks:
@@ -59,11 +84,14 @@ class NPUEstimator(estimator_lib.Estimator):
         if not isinstance(config, NPURunConfig):
             raise ValueError("config must be an NPURunConfig; got %s."
                              % type(config).__name__)
-        if model_dir and config.model_dir and model_dir != config.model_dir:
-            raise ValueError(
-                "model_dir is given twice with different values: %r in NPUEstimator "
-                "and %r in config." % (model_dir, config.model_dir))
+        if model_dir and config.model_dir:
+            if os.path.normpath(model_dir) != os.path.normpath(config.model_dir):
+                raise ValueError(
+                    "model_dir is given twice with different values: %r in NPUEstimator "
+                    "and %r in config." % (model_dir, config.model_dir))
+            model_dir = None  # the same folder ('x/' and 'x'): the config's spelling
         self._job_start_file = job_start_file
+        user_errors.remember_py_func_errors()
         config = _ranks.rank_run_config(config)  # ranks: own server, rank-0-only saving
         super(NPUEstimator, self).__init__(
             model_fn=model_fn, model_dir=model_dir, config=config, params=params,
@@ -91,14 +119,24 @@ class NPUEstimator(estimator_lib.Estimator):
     # ---- training -------------------------------------------------------
 
     def train(self, input_fn, hooks=None, steps=None, max_steps=None, saving_listeners=None):
-        """Estimator.train; with ranks: broadcast hook added, rank 0 saves, all wait for it."""
-        result = super(NPUEstimator, self).train(
-            input_fn, hooks=_ranks.rank_train_hooks(hooks), steps=steps,
-            max_steps=max_steps, saving_listeners=_ranks.rank_saving_listeners(saving_listeners))
-        _ranks.after_train()
+        """Estimator.train; with ranks: broadcast hook added, rank 0 saves, all wait for it.
+
+        SIGTERM/SIGINT end training after the current loop with a checkpoint and
+        every host_call record, then exit as the signal asks (``graceful_stop``).
+        """
+        with GracefulStop() as stop:
+            result = super(NPUEstimator, self).train(
+                input_fn, hooks=_ranks.rank_train_hooks(hooks) + [stop.hook()] + watchdog_hooks(),
+                steps=steps,
+                max_steps=max_steps,
+                saving_listeners=_ranks.rank_saving_listeners(saving_listeners))
+            _ranks.after_train()
+        stop.raise_if_signalled()
         return result
 
     def _convert_train_steps_to_hooks(self, steps, max_steps):
+        _check_steps("train() steps", steps)
+        _check_steps("train() max_steps", max_steps)
         if steps is None and max_steps is None:
             return []
         return [loop_hooks.StepLimitHook(num_steps=steps, last_step=max_steps)]
@@ -133,9 +171,14 @@ class NPUEstimator(estimator_lib.Estimator):
             self._config = config.replace(log_step_count_steps=None)
         estimator_spec = self._with_checkpoint_saver(estimator_spec, worker_hooks + list(hooks))
         parent = super(NPUEstimator, self)._train_with_estimator_spec
+        host_hooks = _host_hooks(worker_hooks)
+        for hook in host_hooks:
+            hook.marks_restart = True  # a resumed run hides a crashed run's later records
+        if host_hooks:  # checkpoints wait until the records they cover are on disk
+            saving_listeners = list(saving_listeners or []) + [RecordsBeforeCheckpoint(host_hooks)]
         try:
             return _run_with_host_calls(
-                _host_hooks(worker_hooks),
+                host_hooks,
                 lambda: parent(estimator_spec, worker_hooks, hooks,
                                global_step_tensor, saving_listeners))
         finally:
@@ -155,8 +198,7 @@ class NPUEstimator(estimator_lib.Estimator):
     # ---- evaluation -----------------------------------------------------
 
     def _convert_eval_steps_to_hooks(self, steps):
-        if steps is not None and steps <= 0:
-            raise ValueError("Must specify steps > 0, given: {}".format(steps))
+        _check_steps("evaluate() steps", steps)
         return [loop_hooks.EvalStepLimitHook(num_evals=steps)]
 
     def _call_model_fn_eval(self, input_fn, config):

@@ -75,8 +75,17 @@ def validate_host_call(host_call):
         raise ValueError(
             "host_call[1] must be a list, tuple or dict of tensors; got %s." % _describe(tensors))
 
+    if not tensors:
+        raise ValueError(
+            "host_call[1] must hold at least one tensor (each step sends them to fn); "
+            "got an empty %s." % type(tensors).__name__)
     items = tensors.items() if isinstance(tensors, dict) else enumerate(tensors)
     for key, value in items:
+        if isinstance(value, (tf.SparseTensor, tf.compat.v1.SparseTensorValue,
+                              tf.RaggedTensor)):
+            raise TypeError(
+                "host_call[1][%r] is a %s; host_call sends dense tensors, e.g. "
+                "tf.sparse.to_dense(x) or x.to_tensor()." % (key, type(value).__name__))
         if not _is_tensor_like(value):
             raise TypeError(
                 "host_call[1][%r] must be a tf.Tensor or tf.Variable; got %s." % (key, _describe(value)))

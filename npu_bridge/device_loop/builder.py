@@ -69,7 +69,7 @@ def _attach_outfeed(spec, after):
     if host_call is None:
         return None, None
     outfeed = Outfeed(host_call)
-    enqueue = outfeed.enqueue(after)
+    enqueue = outfeed.enqueue(after, step_values=[spec.loss])
     return outfeed, enqueue
 
 

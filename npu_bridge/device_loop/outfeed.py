@@ -2,26 +2,38 @@
 
 The device side enqueues one record per step into a bounded FIFO queue that
 lives in the graph. A host thread runs an in-graph *host loop*: every
-``Session.run`` of it takes up to HOST_CHUNK records, in blocks of up to
-HOST_BLOCK, and runs fn's ops on each record in order, so the host pays one
-Session.run per chunk and one wake-up per block, not per step. The queue bound keeps memory fixed whatever iterations_per_loop is; the
-device only waits when the host is a full queue behind.
+``Session.run`` of it takes blocks of the records that are there (at least
+one, at most HOST_BLOCK; it never waits for a full block, which would hold
+records back) and runs fn's ops on each record in order. The queue bound keeps
+memory fixed whatever iterations_per_loop is; the device only waits when the
+host is a full queue behind.
+
+When records are on disk: a flusher thread flushes fn's writers about every
+FLUSH_EVERY_SECS while records arrive. Two counters (records the device sent,
+records fn's ops ran on) let ``RecordsBeforeCheckpoint`` hold each checkpoint
+until the host has caught up and flushed, so a checkpoint at step S never
+covers a record that is not on disk. A training session writes a
+SessionLog.START at its starting step + 1 to fn's writers, so TensorBoard
+drops what a crashed run wrote after the checkpoint the new run resumed from.
 
 Shutdown: at the end the queue is closed; the host loop drains what is left
 and stops on the closed, empty queue. If fn's ops fail, the host thread keeps
 the error and closes the queue with pending enqueues cancelled, so a device
 loop blocked on a full queue ends at once and the error reaches the caller.
 """
-
 import sys
 import threading
+import time
 
 import numpy as np
 import tensorflow as tf
+from tensorflow.core.util import event_pb2
+from tensorflow.python.ops import gen_summary_ops
 from tensorflow.python.ops import summary_ops_v2
 from tensorflow.python.ops import while_v2
 
 from npu_bridge.core.host_call import HostCall
+from npu_bridge.device_loop.read_order import order_reads_after
 
 # Records kept in the queue are bounded by bytes as well as by count, so a
 # host_call carrying image batches cannot eat the machine's memory.
@@ -29,7 +41,10 @@ QUEUE_BYTES_BUDGET = 64 * 1024 * 1024
 MAX_QUEUE_RECORDS = 1024
 MIN_QUEUE_RECORDS = 2
 HOST_CHUNK = 1024  # records per host Session.run
-HOST_BLOCK = 64  # records per dequeue, when shapes are fixed
+HOST_BLOCK = 64  # at most this many records per dequeue, when shapes are fixed
+# fn's writers are flushed this often while records arrive, so what is on disk
+# trails the device by about this much (and at every checkpoint, not at all).
+FLUSH_EVERY_SECS = 1.0
 
 
 def _record_bytes(tensors):
@@ -40,6 +55,12 @@ def _record_bytes(tensors):
         elements = np.prod([1024 if d is None else d for d in dims], dtype=np.int64)
         total += int(elements) * max(t.dtype.size, 1)
     return max(total, 1)
+
+
+def _record_counter(name):
+    return tf.compat.v1.Variable(
+        tf.constant(0, tf.int64), trainable=False, use_resource=True, name=name,
+        collections=[tf.compat.v1.GraphKeys.LOCAL_VARIABLES])
 
 
 def _writer_init_ops():
@@ -95,13 +116,20 @@ class Outfeed(object):
         self._name = name
         self._queue = None
 
-    def enqueue(self, after):
-        """Build the op sending this step's values, ordered after ``after`` (ops)."""
+    def enqueue(self, after, step_values=()):
+        """Build the op sending this step's values, ordered after ``after`` (ops).
+
+        ``step_values`` (the loss) are values the step computed even if ``after``
+        does not depend on them: variable reads behind them are not delayed.
+        """
         with tf.control_dependencies(after):
             values = self.host_call.device_tensors()
+        values = order_reads_after(values, after, step_values)
         if self._queue is None:
             self._create_queue(values)
-        return self._queue.enqueue(values, name=self._name + "_enqueue")
+        enqueue = self._queue.enqueue(values, name=self._name + "_enqueue")
+        with tf.control_dependencies([enqueue]):
+            return self.sent.assign_add(1, read_value=False)
 
     def _create_queue(self, values):
         shapes = [v.shape for v in values]
@@ -114,6 +142,10 @@ class Outfeed(object):
             self._queue = tf.queue.FIFOQueue(
                 capacity, [v.dtype for v in values],
                 shapes=shapes if fixed else None, name="queue")
+            # Records enqueued by the device and records fn's ops have run on: the
+            # host has caught up when they are equal (a checkpoint waits for that).
+            self.sent = _record_counter("records_sent")
+            self.done = _record_counter("records_done")
 
     def build_host_side(self):
         """Build, in the outer graph, the host loop, writer init/flush and close ops.
@@ -150,10 +182,15 @@ class Outfeed(object):
             if not isinstance(received, (list, tuple)):
                 received = [received]
             with tf.control_dependencies(one_record(received)):
+                counted = self.done.assign_add(1, read_value=False)
+            with tf.control_dependencies([counted]):
                 return i + 1
 
         def body_block(i):
-            records = self._queue.dequeue_up_to(block, name="dequeue_block")
+            # Take the records that are there (at least one, at most a block):
+            # waiting for a full block would hold records back from disk.
+            available = tf.clip_by_value(self._queue.size(), 1, block)
+            records = self._queue.dequeue_up_to(available, name="dequeue_block")
             if not isinstance(records, (list, tuple)):
                 records = [records]
             count = tf.shape(records[0])[0]
@@ -165,6 +202,8 @@ class Outfeed(object):
             done = while_v2.while_loop(lambda j: j < count, each, [tf.constant(0)],
                                        parallel_iterations=1)[0]
             with tf.control_dependencies([done]):
+                counted = self.done.assign_add(tf.cast(count, tf.int64), read_value=False)
+            with tf.control_dependencies([counted]):
                 return i + 1
 
         with tf.name_scope(self._name + "_host"):
@@ -176,33 +215,67 @@ class Outfeed(object):
         self.writer_init = tf.group(*new_writers) if new_writers else None
         self.writer_flush = (tf.group(*[summary_ops_v2.legacy_raw_flush(writer=op.inputs[0])
                                         for op in new_writers]) if new_writers else None)
+        # Writes one serialized Event (a SessionLog.START) into each of fn's writers.
+        self.event_to_import = tf.compat.v1.placeholder(tf.string, [], self._name + "_event")
+        self.import_event = (tf.group(*[gen_summary_ops.import_event(op.inputs[0],
+                                                                     self.event_to_import)
+                                        for op in new_writers]) if new_writers else None)
+        self.progress = (self.sent.read_value(), self.done.read_value())
         self.close = self._queue.close(cancel_pending_enqueues=False)
         self.abort = self._queue.close(cancel_pending_enqueues=True)
         return self
 
 
 class HostCallHook(tf.compat.v1.train.SessionRunHook):
-    """Runs the outfeed's host thread for the life of a session.
+    """Runs the outfeed's host thread (and its flusher) for the life of a session.
 
     ``error`` holds an exception raised by fn's ops; the estimator re-raises it
     in place of the cancellation it causes on the device side.
+
+    With ``marks_restart`` (training), a ``SessionLog.START`` event at the
+    restored global step + 1 is written to fn's writers when the session
+    starts: TensorBoard then drops records of later steps that a crashed run
+    left behind, and shows the resumed run's records in their place.
     """
 
-    def __init__(self, outfeed, chunk=HOST_CHUNK):
+    def __init__(self, outfeed, chunk=HOST_CHUNK, flush_every_secs=FLUSH_EVERY_SECS):
         self._outfeed = outfeed
         self._chunk = chunk
+        self._flush_every = flush_every_secs
         self._thread = None
+        self._flusher = None
+        self._stop_flusher = threading.Event()
         self._session = None
+        self.marks_restart = False
         self.error = None
+
+    def begin(self):
+        self._global_step = tf.compat.v1.train.get_global_step()
 
     def after_create_session(self, session, coord):
         self._stop_thread(close=False)
         self._session = session
         if self._outfeed.writer_init is not None:
             session.run(self._outfeed.writer_init)
+            if self.marks_restart and self._global_step is not None:
+                self._write_session_start(session)
         self._thread = threading.Thread(target=self._drain, args=(session,),
                                         name="npu_bridge-host-call", daemon=True)
         self._thread.start()
+        if self._outfeed.writer_flush is not None:
+            self._stop_flusher.clear()
+            self._flusher = threading.Thread(target=self._flush_periodically, args=(session,),
+                                             name="npu_bridge-host-call-flush", daemon=True)
+            self._flusher.start()
+
+    def _write_session_start(self, session):
+        step = int(session.run(self._global_step))
+        event = event_pb2.Event(wall_time=time.time(), step=step + 1,
+                                session_log=event_pb2.SessionLog(
+                                    status=event_pb2.SessionLog.START))
+        session.run(self._outfeed.import_event,
+                    {self._outfeed.event_to_import: event.SerializeToString()})
+        session.run(self._outfeed.writer_flush)
 
     def _drain(self, session):
         feed = {self._outfeed.runs_per_call: self._outfeed.runs_for(self._chunk)}
@@ -219,6 +292,41 @@ class HostCallHook(tf.compat.v1.train.SessionRunHook):
             except Exception:  # pylint: disable=broad-except
                 pass  # the session may be closing already; the device ends anyway
 
+    def _flush_periodically(self, session):
+        """Flush fn's writers about every second while records keep arriving."""
+        flushed = 0
+        while not self._stop_flusher.wait(self._flush_every):
+            try:
+                done = int(session.run(self._outfeed.progress[1]))
+                if done != flushed:
+                    session.run(self._outfeed.writer_flush)
+                    flushed = done
+            except Exception:  # pylint: disable=broad-except
+                return  # the session is closing; end() flushes
+
+    def wait_until_written(self, session, poll_secs=0.001):
+        """Block until fn's ops ran on every record sent so far, then flush the writers.
+
+        Called before a checkpoint is saved, between device runs: the
+        checkpoint then never holds a step whose record is not on disk.
+        """
+        if self._session is not session:
+            return  # this session has not started the host side: nothing was sent
+        while True:
+            self.raise_if_failed()
+            sent, done = session.run(self._outfeed.progress)
+            if done >= sent:
+                break
+            if self._thread is None or not self._thread.is_alive():
+                self.raise_if_failed()
+                raise RuntimeError(
+                    "host_call: %d record(s) were sent but the host thread is not running."
+                    % (sent - done))
+            time.sleep(poll_secs)
+            poll_secs = min(poll_secs * 2, 0.05)
+        if self._outfeed.writer_flush is not None:
+            session.run(self._outfeed.writer_flush)
+
     def after_run(self, run_context, run_values):
         self.raise_if_failed()
 
@@ -227,6 +335,10 @@ class HostCallHook(tf.compat.v1.train.SessionRunHook):
             raise self.error
 
     def _stop_thread(self, close=True, timeout=None):
+        if self._flusher is not None:
+            self._stop_flusher.set()
+            self._flusher.join(timeout)
+            self._flusher = None
         if self._thread is None:
             return
         if close:
@@ -245,6 +357,10 @@ class HostCallHook(tf.compat.v1.train.SessionRunHook):
 
     def shutdown(self, timeout=10.0):
         """Last resort after an abnormal exit: end the host thread without waiting long."""
+        if self._flusher is not None:
+            self._stop_flusher.set()
+            self._flusher.join(timeout)
+            self._flusher = None
         if self._thread is not None and self._session is not None:
             try:
                 self._session.run(self._outfeed.abort)
@@ -253,3 +369,19 @@ class HostCallHook(tf.compat.v1.train.SessionRunHook):
         if self._thread is not None:
             self._thread.join(timeout)
             self._thread = None
+
+
+class RecordsBeforeCheckpoint(tf.compat.v1.train.CheckpointSaverListener):
+    """Makes every checkpoint a consistent cut of the host_call records.
+
+    Before checkpoint S is written, the host has run fn's ops on every record
+    of steps <= S and flushed the writers, so a crash after it loses no record
+    of a step the checkpoint holds.
+    """
+
+    def __init__(self, host_hooks):
+        self._host_hooks = list(host_hooks)
+
+    def before_save(self, session, global_step_value):
+        for hook in self._host_hooks:
+            hook.wait_until_written(session)

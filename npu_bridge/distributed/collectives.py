@@ -24,7 +24,7 @@ import threading
 import tensorflow as tf
 from tensorflow.python.ops import collective_ops
 
-from npu_bridge.distributed import devices, runtime
+from npu_bridge.distributed import devices, rank_timeout, runtime
 
 WORLD_GROUP = "hccl_world_group"
 _WORLD_GROUP_KEY = 1
@@ -47,6 +47,13 @@ _REDUCTIONS = {
 
 # dtypes the CPU/GPU collective kernels accept as they are
 _NATIVE = (tf.float16, tf.bfloat16, tf.float32, tf.float64, tf.int32, tf.int64)
+
+
+def _peer_timeout():
+    """Completion timeout for the collectives that run once per session (broadcast,
+    barrier). Not for per-step ones: TensorFlow starts a thread per timed execution
+    that sleeps the whole timeout; ``rank_watchdog`` bounds those instead."""
+    return rank_timeout.rank_timeout_seconds()
 
 
 def next_instance_key():
@@ -186,11 +193,11 @@ def _broadcast_one(tensor, root_rank, group_key):
     if runtime.rank_info().rank_id == root_rank:
         # the send op outputs its input: using it orders readers after the send
         out = collective_ops.broadcast_send(value, value.shape, value.dtype, size,
-                                            group_key, key,
+                                            group_key, key, timeout=_peer_timeout(),
                                             communication_hint=devices.rank_communication_hint())
     else:
         out = collective_ops.broadcast_recv(value.shape, value.dtype, size,
-                                            group_key, key,
+                                            group_key, key, timeout=_peer_timeout(),
                                             communication_hint=devices.rank_communication_hint())
     return tf.cast(out, back) if back is not None else out
 
@@ -238,7 +245,8 @@ def barrier():
         key = next(_barrier_keys)
     with tf.Graph().as_default():
         done = collective_ops.all_reduce(tf.ones([1]), group_size=info.rank_size,
-                                         group_key=_WORLD_GROUP_KEY, instance_key=key)
+                                         group_key=_WORLD_GROUP_KEY, instance_key=key,
+                                         timeout=_peer_timeout())
         with tf.compat.v1.Session(runtime.ensure_server(),
                                   config=runtime.session_config_for_rank()) as sess:
             sess.run(done)

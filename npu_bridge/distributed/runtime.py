@@ -28,12 +28,14 @@ API used by the estimator (all cheap, all safe to call when single-process):
 Environment: ``RANK_SIZE`` / ``RANK_ID`` / ``NPU_BRIDGE_HOSTS`` (our launcher),
 ``TF_CONFIG``, Open MPI / PMI, Slurm or ``RANK_TABLE_FILE``; the sources and
 their precedence are in ``cluster_sources``.  Unset: single process.
+``NPU_BRIDGE_RANK_TIMEOUT``: seconds any wait for peers may last (default 300;
+see ``rank_timeout``).
 """
 
 import collections
 import threading
 
-from npu_bridge.distributed import cluster_sources, devices
+from npu_bridge.distributed import cluster_sources, devices, rank_timeout
 
 HOSTS_ENV = cluster_sources.HOSTS_ENV
 JOB_NAME = "worker"
@@ -117,6 +119,7 @@ def ensure_server():
             cluster, job_name=JOB_NAME, task_index=info.rank_id,
             protocol="grpc", config=config, start=True)
         _server_info = info
+        rank_timeout.wait_for_peers(info.hosts, info.rank_id)  # bounded: fails naming them
         return _server.target
 
 

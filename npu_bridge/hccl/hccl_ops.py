@@ -6,6 +6,8 @@ Same signatures as the Ascend adapter; the work is done by
 explicit (``NPUDistributedOptimizer`` and ``broadcast`` of a list fuse per dtype).
 """
 
+import numbers
+
 from npu_bridge.distributed import collectives as _c
 from npu_bridge.distributed import runtime as _rt
 
@@ -15,7 +17,18 @@ __all__ = ["allreduce", "allgather", "broadcast", "reduce_scatter",
 _WORLD = _c.WORLD_GROUP
 
 
+def _check_int(name, value):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError("%s must be an int; got %s %r." % (name, type(value).__name__, value))
+
+
+def _check_fusion(fusion, fusion_id):
+    _check_int("fusion", fusion)
+    _check_int("fusion_id", fusion_id)
+
+
 def _check_rank_size(rank_size):
+    _check_int("rank_size", rank_size)
     actual = _rt.rank_info().rank_size
     if rank_size != actual:
         raise ValueError("rank_size=%r does not match RANK_SIZE=%d" % (rank_size, actual))
@@ -23,7 +36,7 @@ def _check_rank_size(rank_size):
 
 def allreduce(tensor, reduction, fusion=1, fusion_id=-1, group=_WORLD):
     """Reduces ``tensor`` over ranks; reduction is "sum", "max", "min" or "prod"."""
-    del fusion, fusion_id
+    _check_fusion(fusion, fusion_id)
     if reduction not in ("sum", "max", "min", "prod"):
         raise ValueError('reduction must be "sum", "max", "min" or "prod", got %r' % (reduction,))
     return _c.allreduce(tensor, reduction, group)
@@ -37,7 +50,7 @@ def allgather(tensor, rank_size, group=_WORLD):
 
 def broadcast(tensor, root_rank, fusion=2, fusion_id=0, group=_WORLD):
     """root_rank's values on every rank; ``tensor`` is a list of tensors (or one)."""
-    del fusion, fusion_id
+    _check_fusion(fusion, fusion_id)
     return _c.broadcast(tensor, root_rank, group)
 
 

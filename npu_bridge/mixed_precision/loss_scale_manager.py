@@ -6,6 +6,7 @@ constants are made lazily, once per graph, because migrated scripts often build
 the manager outside ``model_fn`` while Estimator builds a fresh graph per call.
 """
 
+import math
 import numbers
 import weakref
 
@@ -15,13 +16,19 @@ import tensorflow as tf
 _FLOAT32_MAX = 3.4028234663852886e38
 
 
-def _check_number(name, value, low, low_inclusive=True):
+def _check_number(name, value, low, low_inclusive=True, high=_FLOAT32_MAX):
+    """A finite real in [low, high) (or (low, high)): nan and inf would stall training."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError("%s must be a number; got %s %r."
                         % (name, type(value).__name__, value))
+    if not math.isfinite(value):
+        raise ValueError("%s must be a finite number; got %r." % (name, value))
     if value < low or (value == low and not low_inclusive):
         raise ValueError("%s must be %s %s; got %r."
                          % (name, ">=" if low_inclusive else ">", low, value))
+    if value >= high:
+        raise ValueError("%s must be below %g (float32 overflows to inf there); got %r."
+                         % (name, high, value))
 
 
 def _check_positive_int(name, value):

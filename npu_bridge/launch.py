@@ -6,6 +6,7 @@ host) set.  Output lines are prefixed ``[rank N]``.  Collectives wait forever
 for a missing peer, so as soon as one rank fails the launcher stops all the
 others (SIGTERM, then SIGKILL after a grace period) and exits non-zero.
 Ctrl-C / SIGTERM to the launcher stop every rank the same way.
+``--tf1`` runs each rank in the TF1 mode (``npu-bridge-run``, see npu_bridge.tf1).
 """
 
 import argparse
@@ -146,6 +147,8 @@ def parse_args(argv):
     parser.add_argument("--host", default="127.0.0.1", help="address the ranks listen on")
     parser.add_argument("--grace", type=float, default=GRACE_SECONDS,
                         help="seconds between SIGTERM and SIGKILL when stopping ranks")
+    parser.add_argument("--tf1", action="store_true",
+                        help="run the script in the TF1 mode (as npu-bridge-run does)")
     parser.add_argument("script", help="python script to run (or -m module)")
     parser.add_argument("args", nargs=argparse.REMAINDER)
     return parser.parse_args(argv)
@@ -157,6 +160,8 @@ def main(argv=None):
         command = [sys.executable, "-m"] + args.args
     else:
         command = [sys.executable, args.script] + args.args
+    if args.tf1:
+        command[1:1] = ["-m", "npu_bridge.run"]
     return run(command, args.nproc, args.host, grace=args.grace)
 
 

@@ -82,7 +82,15 @@ class _ImportWrapper:
         self.real_import = real_import
 
     def __call__(self, name, globals=None, locals=None, fromlist=(), level=0):
-        module = self.real_import(name, globals, locals, fromlist, level)
+        try:
+            module = self.real_import(name, globals, locals, fromlist, level)
+        except ModuleNotFoundError as err:
+            # A submodule of a contrib part that is a plain module (no __path__)
+            # fails before any finder is asked; name the gap the same way.
+            if not level and (err.name or "").startswith("tensorflow.contrib.") \
+                    and not isinstance(err, ContribModuleNotProvided):
+                raise ContribModuleNotProvided(err.name) from None
+            raise
         if level or not name.startswith("tensorflow") or not (
                 name == "tensorflow" or name.startswith("tensorflow.")):
             return module

@@ -6,6 +6,7 @@ rank with the same variables.  Prints ``VARS rank=N {json}`` at the end.
 """
 import json
 import os
+import sys
 
 import numpy as np
 import tensorflow as tf
@@ -41,7 +42,7 @@ class PrintVariables(tf.train.SessionRunHook):
             {v.op.name: np.asarray(x).tolist() for v, x in zip(variables, values)})))
 
 
-config = NPURunConfig(model_dir=os.path.join(os.sys.argv[1], "rank%d" % rank_id),
+config = NPURunConfig(model_dir=sys.argv[1],
                       iterations_per_loop=4, save_checkpoints_steps=12)
 estimator = NPUEstimator(model_fn=model_fn, config=config)
 estimator.train(input_fn, max_steps=12, hooks=npu_hooks_append([PrintVariables()]))

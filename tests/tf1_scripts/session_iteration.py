@@ -20,7 +20,7 @@ w = tf.Variable(tf.zeros([4, 1]), name="w")
 b = tf.Variable(tf.zeros([1]), name="b")
 loss = tf.reduce_mean(tf.square(tf.matmul(x, w) + b - y))
 global_step = tf.train.get_or_create_global_step()
-train_op = tf.train.GradientDescentOptimizer(0.5).minimize(loss, global_step=global_step)
+train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=global_step)
 
 config = tf.ConfigProto(allow_soft_placement=True)
 custom_op = config.graph_options.rewrite_options.custom_optimizers.add()

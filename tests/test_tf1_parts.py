@@ -122,3 +122,19 @@ def test_contrib_data_helpers():
     assert [b.tolist() for b in ds.as_numpy_iterator()] == [[0, 1, 2], [1, 2, 3], [2, 3, 4]]
     ds = tf.data.Dataset.range(6).apply(contrib_data.map_and_batch(lambda x: x * 10, 4))
     assert [b.tolist() for b in ds.as_numpy_iterator()] == [[0, 10, 20, 30], [40, 50]]
+
+
+def test_cudnn_lstm_returns_tf1_shapes():
+    from npu_bridge.tf1.contrib import cudnn_rnn
+    graph = tf.Graph()
+    with graph.as_default():
+        inputs = tf.ones([5, 2, 3])  # time-major: [time, batch, depth]
+        outputs, (h, c) = cudnn_rnn.CudnnLSTM(2, 4, direction="bidirectional")(inputs)
+        gru_outputs, (gru_h,) = cudnn_rnn.CudnnGRU(1, 6)(inputs)
+        with tf.compat.v1.Session() as sess:
+            sess.run(tf.compat.v1.global_variables_initializer())
+            values = sess.run([outputs, h, c, gru_outputs, gru_h])
+    assert [v.shape for v in values] == [(5, 2, 8), (4, 2, 4), (4, 2, 4), (5, 2, 6), (1, 2, 6)]
+    # the last layer's final forward h is its output at the last time step
+    np.testing.assert_allclose(values[1][2], values[0][-1, :, :4], rtol=1e-6)
+    np.testing.assert_allclose(values[4][0], values[3][-1], rtol=1e-6)

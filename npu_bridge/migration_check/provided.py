@@ -32,7 +32,7 @@ def _root(name):
 def _child(module, attr):
     try:
         return True, getattr(module, attr)
-    except AttributeError:
+    except (AttributeError, ImportError):  # lazy TensorFlow modules may raise ImportError
         pass
     name = getattr(module, "__name__", None)
     if not name or name == "tensorflow":  # the TF1 module already tried its submodules

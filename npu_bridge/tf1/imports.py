@@ -2,17 +2,19 @@
 
 Two pieces, installed by ``mode.activate()`` and by nothing else:
 
-- A wrapper around ``builtins.__import__``.  When *script code* runs
-  ``import tensorflow`` / ``import tensorflow.x.y [as z]`` / ``from
-  tensorflow import name``, it hands back the TF1 module (``facade``) instead
-  of the real one.  Script code is the script and every module that is not
+- A wrapper around ``builtins.__import__``. When *script code* runs ``import
+  tensorflow`` / ``import tensorflow.x.y [as z]`` / ``from tensorflow import
+  name``, it hands back the TF1 module (``facade``) instead of the real one.
+  Script code is the script (``__main__``) and every module that is not
   library code; library code is npu_bridge itself and anything under the
-  interpreter's stdlib or site-packages (TensorFlow, Keras, the Estimator,
-  tf-slim, TensorBoard ...).  Library code always gets the real TF2 module, so
-  npu_bridge's estimator, device loop and collectives run on TF2 as outside
-  the mode.  ``from tensorflow.python.x import y`` and ``tensorflow.compat.v1``
-  are untouched for everyone.  (``importlib.import_module("tensorflow")``
-  bypasses ``__import__`` and gives the real module.)
+  interpreter's stdlib or site-packages (TensorFlow, Keras, the Estimator, tf-
+  slim, TensorBoard ...), except the package of a module run with ``npu-
+  bridge-run -m`` (``script_packages``), which is the script's own. Library
+  code always gets the real TF2 module, so npu_bridge's estimator, device loop
+  and collectives run on TF2 as outside the mode. ``from tensorflow.python.x
+  import y`` and ``tensorflow.compat.v1`` are untouched for everyone.
+  (``importlib.import_module("tensorflow")`` bypasses ``__import__`` and gives
+  the real module.)
 - A meta path finder that makes ``tensorflow.contrib[.part[.sub]]``
   importable as aliases of the modules ``contrib.module_for`` names, and makes
   an unprovided part fail with ``ContribModuleNotProvided``.
@@ -51,6 +53,7 @@ def _library_roots():
 
 _LIBRARY_ROOTS = None
 _verdicts = {}
+script_packages = set()  # top-level packages that are script code wherever they live
 
 
 def is_script_code(module_globals):
@@ -65,6 +68,8 @@ def is_script_code(module_globals):
     if verdict is None:
         if name == "npu_bridge" or name.startswith("npu_bridge."):
             verdict = False
+        elif name == "__main__" or name.split(".")[0] in script_packages:
+            verdict = True
         elif not filename:
             verdict = True  # code run with exec / -c
         else:

@@ -33,6 +33,8 @@ def main(argv=None):
             return 2
     activate()
     if kind == "-m":
+        from npu_bridge.tf1.imports import script_packages
+        script_packages.add(target.split(".")[0])
         sys.argv = [target] + rest  # runpy sets argv[0] to the module's file
         sys.path[0] = os.getcwd()
         runpy.run_module(target, run_name="__main__", alter_sys=True)

@@ -33,22 +33,23 @@ PARTS = {
 
 
 def module_for(fullname):
-    """The module behind ``tensorflow.contrib[.part[.sub]]``, or None if not provided."""
+    """The module behind ``tensorflow.contrib[.part[.sub]]``, or None if not provided.
+
+    A deeper name exists only inside a part that is a package (tf-slim's
+    ``nets``, ``data`` ...); our own parts are single modules.
+    """
     parts = fullname.split(".")[2:]
     if not parts:
         return __name__
     if parts[0] not in PARTS:
         return None
     target = ".".join([PARTS[parts[0]]] + parts[1:])
-    if len(parts) > 1 and importlib.util.find_spec(PARTS[parts[0]]).submodule_search_locations:
-        try:
-            if importlib.util.find_spec(target) is None:
-                return None
-        except ModuleNotFoundError:
-            return None
-    elif len(parts) > 1:
+    if len(parts) == 1:
+        return target
+    try:
+        return target if importlib.util.find_spec(target) is not None else None
+    except ModuleNotFoundError:  # a parent on the way is not a package
         return None
-    return target
 
 
 def __getattr__(name):

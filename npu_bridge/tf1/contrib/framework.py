@@ -33,5 +33,4 @@ argsort = tf.argsort
 sort = tf.sort
 convert_to_tensor_or_sparse_tensor = tf.compat.v1.convert_to_tensor_or_sparse_tensor
 
-__getattr__ = not_provided_getattr(
-    "tf.contrib.framework", first_of(_arg_scope, _variables, tf.compat.v1.train))
+__getattr__ = not_provided_getattr("tf.contrib.framework", first_of(_arg_scope, _variables))

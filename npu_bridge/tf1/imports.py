@@ -7,14 +7,14 @@ Two pieces, installed by ``mode.activate()`` and by nothing else:
   name``, it hands back the TF1 module (``facade``) instead of the real one.
   Script code is the script (``__main__``) and every module that is not
   library code; library code is npu_bridge itself and anything under the
-  interpreter's stdlib or site-packages (TensorFlow, Keras, the Estimator, tf-
-  slim, TensorBoard ...), except the package of a module run with ``npu-
-  bridge-run -m`` (``script_packages``), which is the script's own. Library
-  code always gets the real TF2 module, so npu_bridge's estimator, device loop
-  and collectives run on TF2 as outside the mode. ``from tensorflow.python.x
-  import y`` and ``tensorflow.compat.v1`` are untouched for everyone.
-  (``importlib.import_module("tensorflow")`` bypasses ``__import__`` and gives
-  the real module.)
+  interpreter's stdlib or site-packages (TensorFlow, Keras, the Estimator,
+  tf-slim, TensorBoard ...), except the package of a module run with
+  ``npu-bridge-run -m`` (``script_packages``), which is the script's own.
+  Library code always gets the real TF2 module, so npu_bridge's estimator,
+  device loop and collectives run on TF2 as outside the mode. ``from
+  tensorflow.python.x import y`` and ``tensorflow.compat.v1`` are untouched
+  for everyone. (``importlib.import_module("tensorflow")`` bypasses
+  ``__import__`` and gives the real module.)
 - A meta path finder that makes ``tensorflow.contrib[.part[.sub]]``
   importable as aliases of the modules ``contrib.module_for`` names, and makes
   an unprovided part fail with ``ContribModuleNotProvided``.

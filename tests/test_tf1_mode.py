@@ -105,30 +105,31 @@ def test_runpy_semantics_and_what_each_module_sees():
         assert facts[key] is True, key
     assert facts["executing_eagerly"] is False and facts["variable_type"] == "RefVariable"
     assert facts["hparams"] == 0.25
+    assert facts["star_import"] == {"kept_compat_v1": True, "given_is_tf1_module": True,
+                                    "npu_names": True}
+    assert facts["contrib_attribute_error"] == (
+        "ContribAttributeNotProvided: tf.contrib.learn is not provided by npu_bridge's TF1 mode "
+        "(it has no TensorFlow 2.15 equivalent here; see docs/tf1_mode.md for what it provides)")
+    assert facts["contrib_import_error"].startswith(
+        "ContribModuleNotProvided: tensorflow.contrib.framework.python is not provided by "
+        "npu_bridge's TF1 mode")
+    assert facts["hasattr_missing_part"] is False
 
 
-def test_script_errors_and_missing_contrib_names_are_reported(tmp_path):
-    script = tmp_path / "uses_learn.py"
-    script.write_text("import tensorflow as tf\nprint('BEFORE')\ntf.contrib.learn.RunConfig()\n")
-    rc, out = run_tf1(str(script))
-    assert rc == 1 and "BEFORE" in out
-    assert re.search(r"ContribAttributeNotProvided: tf\.contrib\.learn is not provided by "
-                     r"npu_bridge's TF1 mode", out), out[-2000:]
-    script.write_text("from tensorflow.contrib.framework.python.ops import add_arg_scope\n")
-    rc, out = run_tf1(str(script))
-    assert rc == 1 and "tensorflow.contrib.framework.python is not provided" in out, out[-2000:]
-
-
-def test_dash_m_and_dash_c(tmp_path):
+def test_dash_m_dash_c_and_an_uncaught_error(tmp_path):
     (tmp_path / "mod_main.py").write_text(
         "import sys, tensorflow as tf\nprint('MOD', __name__, sys.argv[1:], tf.Session.__name__)\n")
     rc, out = run_python(["-m", "npu_bridge.run", "-m", "mod_main", "a"],
                          extra_env={"PYTHONPATH": "%s%s%s" % (tmp_path, os.pathsep, ROOT)})
     assert rc == 0 and "MOD __main__ ['a'] Session" in out, out[-2000:]
+    # -c, and an uncaught error: traceback naming the contrib name, exit code 1.
     rc, out = run_python(["-m", "npu_bridge.run", "-c",
-                          "import sys, tensorflow as tf; print('CODE', sys.argv, tf.ConfigProto.__name__)",
-                          "b"])
-    assert rc == 0 and "CODE ['-c', 'b'] ConfigProto" in out, out[-2000:]
+                          "import sys, tensorflow as tf\n"
+                          "print('CODE', sys.argv, tf.ConfigProto.__name__)\n"
+                          "tf.contrib.seq2seq.BasicDecoder", "b"])
+    assert rc == 1 and "CODE ['-c', 'b'] ConfigProto" in out, out[-2000:]
+    assert re.search(r"ContribAttributeNotProvided: tf\.contrib\.seq2seq is not provided by "
+                     r"npu_bridge's TF1 mode", out), out[-2000:]
 
 
 def test_two_ranks_through_the_launcher_end_equal(tmp_path):

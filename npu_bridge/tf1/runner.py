@@ -10,9 +10,23 @@ TF1 mode (``mode.activate``) is switched on before it.
 import os
 import runpy
 import sys
+import types
+
+from npu_bridge.tf1 import imports, mode
 
 USAGE = ("usage: npu-bridge-run [-m module | -c code | script.py] [args...]\n"
          "Runs a TensorFlow 1.15 script unchanged on TensorFlow 2.15 (npu_bridge's TF1 mode).")
+
+
+def _run_code(source):
+    """Runs ``source`` as a fresh ``__main__`` module, as ``python -c`` does."""
+    main_module = types.ModuleType("__main__")
+    saved = sys.modules["__main__"]
+    sys.modules["__main__"] = main_module
+    try:
+        exec(compile(source, "<string>", "exec"), main_module.__dict__)
+    finally:
+        sys.modules["__main__"] = saved
 
 
 def main(argv=None):
@@ -20,7 +34,6 @@ def main(argv=None):
     if not argv or argv[0] in ("-h", "--help"):
         print(USAGE, file=sys.stdout if argv else sys.stderr)
         return 0 if argv else 2
-    from npu_bridge.tf1.mode import activate
     if argv[0] in ("-m", "-c"):
         if len(argv) < 2:
             print("npu-bridge-run: %s needs an argument\n%s" % (argv[0], USAGE), file=sys.stderr)
@@ -31,26 +44,16 @@ def main(argv=None):
         if not os.path.exists(target):
             print("npu-bridge-run: can't open file %r: no such file" % target, file=sys.stderr)
             return 2
-    activate()
+    mode.activate()
     if kind == "-m":
-        from npu_bridge.tf1.imports import script_packages
-        script_packages.add(target.split(".")[0])
+        imports.script_packages.add(target.split(".")[0])
         sys.argv = [target] + rest  # runpy sets argv[0] to the module's file
         sys.path[0] = os.getcwd()
         runpy.run_module(target, run_name="__main__", alter_sys=True)
     elif kind == "-c":
         sys.argv = ["-c"] + rest
         sys.path[0] = ""
-        code = compile(target, "<string>", "exec")
-        main_module = sys.modules["__main__"]
-        namespace = {"__name__": "__main__", "__builtins__": __builtins__,
-                     "__doc__": None, "__spec__": None}
-        sys.modules["__main__"] = type(main_module)("__main__")
-        sys.modules["__main__"].__dict__.update(namespace)
-        try:
-            exec(code, sys.modules["__main__"].__dict__)
-        finally:
-            sys.modules["__main__"] = main_module
+        _run_code(target)
     else:
         sys.argv = [target] + rest
         sys.path[0] = os.path.dirname(os.path.realpath(target))

@@ -1,4 +1,5 @@
-"""Checks the runpy semantics of npu-bridge-run and what modules see; prints facts as JSON."""
+"""Checks the runpy semantics of npu-bridge-run, what modules see, the npu_init star import and
+the errors for contrib names not provided; prints the facts as JSON."""
 import json
 import os
 import sys
@@ -13,6 +14,29 @@ from tensorflow.contrib.training import HParams
 import tensorflow_estimator
 import model_lib
 import npu_bridge.core_estimator as npu_core
+
+
+def error_of(action):
+    try:
+        action()
+    except Exception as err:  # noqa: BLE001 (the test checks type and message)
+        return "%s: %s" % (type(err).__name__, err)
+    return None
+
+
+def deep_contrib_import():
+    from tensorflow.contrib.framework.python.ops import add_arg_scope  # noqa: F401
+
+
+def star_import_facts():
+    """The npu_init star import keeps a tf the module has, and gives the TF1 API otherwise."""
+    chosen, relying = {}, {}
+    exec("import tensorflow.compat.v1 as tf\nfrom npu_bridge.npu_init import *\n", chosen)
+    exec("from npu_bridge.npu_init import *\n", relying)
+    return {"kept_compat_v1": chosen["tf"] is tf_v1,
+            "given_is_tf1_module": relying["tf"] is tf,
+            "npu_names": "NPURunConfig" in relying and "npu_config_proto" in relying}
+
 
 x = tf.placeholder(tf.float32, [None, 3])
 y = model_lib.dense(x, 2)
@@ -39,5 +63,9 @@ print("FACTS " + json.dumps({
     "npu_bridge_sees_real_tf": npu_core.tf is sys.modules["tensorflow"],
     "real_tf_has_no_contrib": "contrib" not in vars(sys.modules["tensorflow"]),
     "output_shape": list(out.shape),
+    "star_import": star_import_facts(),
+    "contrib_attribute_error": error_of(lambda: tf.contrib.learn),
+    "contrib_import_error": error_of(deep_contrib_import),
+    "hasattr_missing_part": hasattr(tf.contrib, "learn"),
 }))
 sys.exit(int(os.environ.get("EXIT_WITH", "0")))

@@ -97,3 +97,14 @@ def test_command_line(command):
     assert rc == 1, out[-3000:]
     report = json.loads(out[out.index("{"):])
     assert report["missing"] == 7
+
+
+def test_star_imported_names_from_several_modules(tmp_path):
+    script = tmp_path / "stars.py"
+    script.write_text("from npu_bridge.npu_init import *\n"
+                      "from npu_bridge.estimator.npu.util import *\n"
+                      "print(set_iteration_per_loop, NPURunConfig, tf.Session, nothing_here)\n"
+                      "def f(arg):\n    local = arg\n    return local, tf.contrib.nope\n")
+    found = [(f.line, f.col, f.name, f.missing) for f in check_paths([str(script)])]
+    assert found == [(3, 57, "nothing_here", "npu_bridge.npu_init.nothing_here"),
+                     (6, 19, "tf.contrib.nope", "tensorflow.contrib.nope")]

@@ -55,7 +55,7 @@ def check_file(path):
     findings = []
     for use in uses:
         missing = first_missing(use.dotted)
-        if missing is None:
+        if missing is None or any(first_missing(a) is None for a in use.alternatives):
             continue
         kind = _kind(missing)
         findings.append(Finding(path, use.line, use.col + 1, kind, use.written, missing,

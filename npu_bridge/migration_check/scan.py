@@ -1,8 +1,11 @@
 """Reading a script: the dotted names it takes from TensorFlow, tf.contrib, npu_bridge and hccl.
 
-A *use* is ``(line, col, written, dotted)``: ``written`` is the name as the
-script spells it (``tf.contrib.layers.xavier_initializer``), ``dotted`` the
-same name from its module root (``tensorflow.contrib.layers.xavier_initializer``).
+A *use* is ``(line, col, written, dotted, alternatives)``: ``written`` is the
+name as the script spells it (``tf.contrib.layers.xavier_initializer``),
+``dotted`` the same name from its module root
+(``tensorflow.contrib.layers.xavier_initializer``), ``alternatives`` other
+dotted names that would supply it too (a name star-imported from several
+modules).
 Aliases come from import statements anywhere in the file (``import
 tensorflow as tf``, ``import tensorflow.contrib.slim as slim``, ``from
 npu_bridge.estimator.npu import npu_config``); attribute chains on an alias
@@ -20,7 +23,7 @@ TRACKED_ROOTS = ("tensorflow", "npu_bridge", "hccl")
 MODULE_GLOBALS = {"__name__", "__file__", "__doc__", "__spec__", "__loader__", "__package__",
                   "__builtins__", "__path__", "__cached__", "__annotations__", "__dict__"}
 
-Use = namedtuple("Use", "line col written dotted")
+Use = namedtuple("Use", "line col written dotted alternatives", defaults=((),))
 
 
 def _tracked(module):
@@ -139,11 +142,12 @@ def scan_source(source, filename="<string>"):
         for node in ast.walk(tree):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) \
                     and node.id not in bound:
-                module = star_modules[-1]
                 # ``tf`` from npu_init is the script's TensorFlow (TF1 API in the TF1 mode).
-                aliases[node.id] = "tensorflow" if node.id == "tf" else module + "." + node.id
+                candidates = [module + "." + node.id for module in star_modules]
+                aliases[node.id] = "tensorflow" if node.id == "tf" else candidates[0]
                 if node.id != "tf":
-                    uses.append(Use(node.lineno, node.col_offset, node.id, aliases[node.id]))
+                    uses.append(Use(node.lineno, node.col_offset, node.id, candidates[0],
+                                    tuple(candidates[1:])))
 
     parents = {}
     for node in ast.walk(tree):

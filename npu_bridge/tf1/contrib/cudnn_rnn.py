@@ -6,7 +6,8 @@ time-major ``[time, batch, depth]`` input returns ``(outputs, (h, c))`` with
 in TF 1.15; ``CudnnGRU`` returns ``(outputs, (h,))``.  Keras runs the cuDNN
 kernel on a GPU and the generic one elsewhere.  The parameters are Keras
 variables, not cuDNN's opaque buffer, so TF 1.15 checkpoints of these layers
-do not load.  ``CudnnCompatibleLSTMCell`` is ``LSTMCell(forget_bias=0)``.
+do not load; ``seed`` has no effect (the graph seed applies).
+``CudnnCompatibleLSTMCell`` is ``LSTMCell(forget_bias=0)``.
 """
 
 import tensorflow as tf
@@ -39,8 +40,11 @@ class _CudnnRNN:
         if bias_initializer is not None:
             kwargs["bias_initializer"] = bias_initializer
         self._layers = []
+        prefix = name or type(self).__name__.lower()
         for index in range(num_layers):
-            layer = self._layer_class(num_units, dropout=dropout if index else 0.0, **kwargs)
+            # Keras' input dropout on layers 1.. is cuDNN's dropout between layers.
+            layer = self._layer_class(num_units, dropout=dropout if index else 0.0,
+                                      name="%s_layer%d" % (prefix, index), **kwargs)
             if direction == CUDNN_RNN_BIDIRECTION:
                 layer = tf.keras.layers.Bidirectional(layer)
             self._layers.append(layer)

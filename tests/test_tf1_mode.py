@@ -10,19 +10,17 @@ from distributed_util import ROOT
 from tf1_util import SCRIPTS, launch_tf1, run_python, run_tf1, tagged_json
 
 
-def _host_call_losses(logdir, tag):
-    """{step: value} of ``tag`` over the event files in logdir, read with TensorBoard's reader."""
-    found = {}
+def _host_call_records(logdir, tag):
+    """[(step, value)] of ``tag`` in the order written, read with TensorBoard's reader."""
+    records = []
     for name in sorted(os.listdir(logdir)):
         acc = event_accumulator.EventAccumulator(os.path.join(logdir, name),
-                                                 size_guidance={event_accumulator.SCALARS: 0})
+                                                 size_guidance={event_accumulator.SCALARS: 0},
+                                                 purge_orphaned_data=False)
         acc.Reload()
-        if tag not in acc.Tags()["scalars"]:
-            continue
-        for event in acc.Scalars(tag):  # contrib's scalar writes simple_value records
-            assert event.step not in found, "step %d recorded twice" % event.step
-            found[event.step] = event.value
-    return found
+        if tag in acc.Tags()["scalars"]:  # contrib's scalar writes simple_value records
+            records.extend((event.step, event.value) for event in acc.Scalars(tag))
+    return records
 
 
 def _momentum_losses(x, y, steps, lr=0.05, momentum=0.9):
@@ -45,14 +43,19 @@ def test_host_call_with_contrib_summary_records_every_step(tmp_path):
                       "--iterations_per_loop=5")
     assert rc == 0, out[-4000:]
     assert "FINAL_STEP 20" in out
-    recorded = _host_call_losses(str(tmp_path / "host"), "host_call_loss")
-    # The [1]-shaped global step is read in the step, before its increment: 0..19.
-    assert sorted(recorded) == list(range(20))
+    records = _host_call_records(str(tmp_path / "host"), "host_call_loss")
     x = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [2.0, 1.0],
                   [0.5, 2.0], [1.5, 0.5], [3.0, 1.0], [2.0, 2.5]])
     y = x @ np.array([[2.0], [-1.0]]) + 0.5
-    np.testing.assert_allclose([recorded[s] for s in range(20)], _momentum_losses(x, y, 20),
+    # One record per step, in step order, each with that step's loss.
+    np.testing.assert_allclose([value for _, value in records], _momentum_losses(x, y, 20),
                                rtol=1e-4, atol=1e-5)
+    # The [1]-shaped global step is a read made inside the step with no order against the
+    # optimizer's increment (as in the documented example): record i carries i, or i + 1
+    # when the read lost the race (seen about once in 80 steps on a loaded machine).
+    steps = [step for step, _ in records]
+    assert all(step in (index, index + 1) for index, step in enumerate(steps)), steps
+    assert steps == sorted(steps)
 
 
 def test_session_script_with_config_proto_and_iteration_per_loop():

@@ -14,6 +14,8 @@ stop together after their current loop with a checkpoint (see
 kills every rank at once.
 
 ``--gpus G``: rank r sees only GPU ``r % G`` (``CUDA_VISIBLE_DEVICES``).
+
+``--tf1`` runs each rank in the TF1 mode (``npu-bridge-run``, see npu_bridge.tf1).
 """
 
 import argparse
@@ -190,6 +192,8 @@ def parse_args(argv):
     parser.add_argument("--signal-grace", type=float, default=SIGNAL_GRACE_SECONDS,
                         help="seconds ranks get to stop cleanly after a forwarded "
                              "SIGINT/SIGTERM before they are killed")
+    parser.add_argument("--tf1", action="store_true",
+                        help="run the script in the TF1 mode (as npu-bridge-run does)")
     parser.add_argument("script", help="python script to run (or -m module)")
     parser.add_argument("args", nargs=argparse.REMAINDER)
     return parser.parse_args(argv)
@@ -201,6 +205,8 @@ def main(argv=None):
         command = [sys.executable, "-m"] + args.args
     else:
         command = [sys.executable, args.script] + args.args
+    if args.tf1:
+        command[1:1] = ["-m", "npu_bridge.run"]
     return run(command, args.nproc, args.host, grace=args.grace,
                signal_grace=args.signal_grace, gpus=args.gpus)
 

@@ -1,12 +1,15 @@
 """``from npu_bridge.npu_init import *``: every name migrated scripts expect.
 
 Like the original, this star-exports TensorFlow as ``tf`` together with the
-adapter's estimator, config, optimizer, hook and collective names.
+adapter's estimator, config, optimizer, hook and collective names, except
+that a ``tf`` the importing module already has is kept, and in the TF1 run
+mode ``tf`` is the TF1 API (see ``npu_bridge.tf1.star_export``).
 """
 
 import os  # noqa: F401  (migrated scripts rely on it arriving with the star import)
 
-import tensorflow as tf  # noqa: F401
+from npu_bridge.tf1.star_export import module_getattr as _module_getattr
+__getattr__ = _module_getattr(globals())  # gives ``tf`` and ``__all__``
 
 from npu_bridge.estimator.npu.npu_config import *  # noqa: F401,F403
 from npu_bridge.estimator.npu.npu_estimator import *  # noqa: F401,F403

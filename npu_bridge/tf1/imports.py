@@ -1,0 +1,148 @@
+"""The import rule of the TF1 mode: who gets the TF1 API for ``import tensorflow``.
+
+Two pieces, installed by ``mode.activate()`` and by nothing else:
+
+- A wrapper around ``builtins.__import__``. When *script code* runs ``import
+  tensorflow`` / ``import tensorflow.x.y [as z]`` / ``from tensorflow import
+  name``, it hands back the TF1 module (``facade``) instead of the real one.
+  Script code is the script (``__main__``) and every module that is not
+  library code; library code is npu_bridge itself and anything under the
+  interpreter's stdlib or site-packages (TensorFlow, Keras, the Estimator,
+  tf-slim, TensorBoard ...), except the package of a module run with
+  ``npu-bridge-run -m`` (``script_packages``), which is the script's own.
+  Library code always gets the real TF2 module, so npu_bridge's estimator,
+  device loop and collectives run on TF2 as outside the mode. ``from
+  tensorflow.python.x import y`` and ``tensorflow.compat.v1`` are untouched
+  for everyone. (``importlib.import_module("tensorflow")`` bypasses
+  ``__import__`` and gives the real module.)
+- A meta path finder that makes ``tensorflow.contrib[.part[.sub]]``
+  importable as aliases of the modules ``contrib.module_for`` names, and makes
+  an unprovided part fail with ``ContribModuleNotProvided``.
+"""
+
+import builtins
+import importlib
+import importlib.abc
+import importlib.util
+import os
+import site
+import sys
+import sysconfig
+
+from npu_bridge.tf1 import contrib
+from npu_bridge.tf1.errors import ContribModuleNotProvided
+from npu_bridge.tf1.facade import tf1_module
+
+_NPU_BRIDGE_DIR = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+
+
+def _library_roots():
+    roots = {_NPU_BRIDGE_DIR}
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        path = sysconfig.get_paths().get(key)
+        if path:
+            roots.add(os.path.realpath(path))
+    try:
+        roots.update(os.path.realpath(p) for p in site.getsitepackages())
+    except AttributeError:  # old virtualenv's site module
+        pass
+    if site.ENABLE_USER_SITE and site.getusersitepackages():
+        roots.add(os.path.realpath(site.getusersitepackages()))
+    return tuple(root.rstrip(os.sep) + os.sep for root in roots)
+
+
+_LIBRARY_ROOTS = None
+_verdicts = {}
+script_packages = set()  # top-level packages that are script code wherever they live
+
+
+def is_script_code(module_globals):
+    """True when the module owning ``module_globals`` should see the TF1 API."""
+    global _LIBRARY_ROOTS
+    if module_globals is None:
+        return False
+    name = module_globals.get("__name__") or ""
+    filename = module_globals.get("__file__")
+    key = (name, filename)
+    verdict = _verdicts.get(key)
+    if verdict is None:
+        if name == "npu_bridge" or name.startswith("npu_bridge."):
+            verdict = False
+        elif name == "__main__" or name.split(".")[0] in script_packages:
+            verdict = True
+        elif not filename:
+            verdict = True  # code run with exec / -c
+        else:
+            if _LIBRARY_ROOTS is None:
+                _LIBRARY_ROOTS = _library_roots()
+            verdict = not os.path.realpath(filename).startswith(_LIBRARY_ROOTS)
+        _verdicts[key] = verdict
+    return verdict
+
+
+class _ImportWrapper:
+    """``builtins.__import__`` that gives script code the TF1 module."""
+
+    def __init__(self, real_import):
+        self.real_import = real_import
+
+    def __call__(self, name, globals=None, locals=None, fromlist=(), level=0):
+        try:
+            module = self.real_import(name, globals, locals, fromlist, level)
+        except ModuleNotFoundError as err:
+            # A submodule of a contrib part that is a plain module (no __path__)
+            # fails before any finder is asked; name the gap the same way.
+            if not level and (err.name or "").startswith("tensorflow.contrib.") \
+                    and not isinstance(err, ContribModuleNotProvided):
+                raise ContribModuleNotProvided(err.name) from None
+            raise
+        if level or not name.startswith("tensorflow") or not (
+                name == "tensorflow" or name.startswith("tensorflow.")):
+            return module
+        if name.startswith("tensorflow.contrib"):
+            _hide_contrib_from_real_tensorflow()
+        if is_script_code(globals) and (not fromlist or name == "tensorflow"):
+            return tf1_module()
+        return module
+
+
+def _hide_contrib_from_real_tensorflow():
+    # Importing tensorflow.contrib sets it as an attribute of the real module;
+    # TF2 code must keep seeing a tensorflow without contrib.
+    real = sys.modules.get("tensorflow")
+    if real is not None:
+        vars(real).pop("contrib", None)
+
+
+class _AliasLoader(importlib.abc.Loader):
+    def __init__(self, target):
+        self.target = target
+
+    def create_module(self, spec):
+        if self.target is None:
+            raise ContribModuleNotProvided(spec.name)
+        return importlib.import_module(self.target)
+
+    def exec_module(self, module):
+        pass
+
+
+class ContribFinder(importlib.abc.MetaPathFinder):
+    """Finds ``tensorflow.contrib...`` as aliases of the provided parts."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != "tensorflow.contrib" and not fullname.startswith("tensorflow.contrib."):
+            return None
+        return importlib.util.spec_from_loader(fullname, _AliasLoader(contrib.module_for(fullname)))
+
+
+def install():
+    """Installs the import wrapper and the contrib finder (once)."""
+    if not isinstance(builtins.__import__, _ImportWrapper):
+        builtins.__import__ = _ImportWrapper(builtins.__import__)
+    if not any(isinstance(f, ContribFinder) for f in sys.meta_path):
+        sys.meta_path.insert(0, ContribFinder())
+
+
+def installed():
+    return isinstance(builtins.__import__, _ImportWrapper)

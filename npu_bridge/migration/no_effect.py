@@ -39,7 +39,7 @@ def no_effect_scope(name, why):
         del args, kwargs
         say_once(name, why)
         yield
-    scope.__name__ = name
+    scope.__name__ = scope.__qualname__ = name.rsplit(".", 1)[-1]
     scope.__doc__ = "Ascend scope %s: %s; a no-op here." % (name, why)
     return scope
 
@@ -73,3 +73,32 @@ def set_split_strategy_by_size(dataSizeList, group="hccl_world_group"):  # noqa:
         raise ValueError("set_split_strategy_by_size dataSizeList must be positive "
                          "percentages summing to 100; got %r" % (dataSizeList,))
     say_once("hccl.split.api.set_split_strategy_by_size", _FUSION)
+
+
+# ---- npu_scope: tags for Ascend's graph compiler ------------------------------------
+
+_COMPILER = "it tags ops for Ascend's graph compiler, which stock TensorFlow does not have"
+
+without_npu_compile_scope = no_effect_scope("npu_scope.without_npu_compile_scope", _COMPILER)
+npu_variable_scope = no_effect_scope("npu_scope.npu_variable_scope", _COMPILER)
+keep_dtype_scope = no_effect_scope(
+    "npu_scope.keep_dtype_scope",
+    "it keeps Ascend's precision_mode from lowering these ops; TensorFlow's mixed "
+    "precision here keeps its own allow/deny lists")
+npu_stage_scope = no_effect_scope("npu_scope.npu_stage_scope", _COMPILER)
+npu_mem_type_scope = no_effect_scope("npu_scope.npu_mem_type_scope", _COMPILER)
+npu_weight_prefetch_scope = no_effect_scope("npu_scope.npu_weight_prefetch_scope", _COMPILER)
+op_specified_engine_scope = no_effect_scope("npu_scope.op_specified_engine_scope", _COMPILER)
+npu_qos_label_scope = no_effect_scope("npu_scope.npu_qos_label_scope", _COMPILER)
+subgraph_multi_dims_scope = no_effect_scope("npu_scope.subgraph_multi_dims_scope", _COMPILER)
+npu_optimizer_scope = no_effect_scope("npu_scope.npu_optimizer_scope", _COMPILER)
+npu_recompute_scope = no_effect_scope("npu_scope.npu_recompute_scope", _COMPILER)
+npu_graph_slice_scope = no_effect_scope("npu_scope.npu_graph_slice_scope", _COMPILER)
+disable_autofuse = no_effect_scope("npu_scope.disable_autofuse", _COMPILER)
+limit_core_num_scope = no_effect_scope("npu_scope.limit_core_num_scope", _COMPILER)
+
+SCOPE_NAMES = ["without_npu_compile_scope", "npu_variable_scope", "keep_dtype_scope",
+               "npu_stage_scope", "npu_mem_type_scope", "npu_weight_prefetch_scope",
+               "op_specified_engine_scope", "npu_qos_label_scope",
+               "subgraph_multi_dims_scope", "npu_optimizer_scope", "npu_recompute_scope",
+               "npu_graph_slice_scope", "disable_autofuse", "limit_core_num_scope"]

@@ -1,0 +1,230 @@
+"""Ascend's fused recurrent layers (``npu_dynamic_rnn``) and ``npu_rnn``, on stock TensorFlow.
+
+``DynamicRNN`` (LSTM) and ``DynamicGRUV2`` are layers over a time-major input
+``x`` of shape ``[T, batch, input_size]`` that return every step's output
+and gate values, as the fused kernels do:
+
+* ``DynamicRNN(...)(x)`` -> ``(y, output_h, output_c, i, j, f, o, tanhc)``,
+  each ``[T, batch, hidden]``.  Weights ``dynamicrnn/w``
+  ``[input_size + hidden, 4 * hidden]`` (rows: x then h; columns: gates
+  i, j, f, o) and ``dynamicrnn/b`` ``[4 * hidden]``; ``f`` gets ``forget_bias``.
+  With the same kernel and bias this is TensorFlow's ``LSTMCell``.
+* ``DynamicGRUV2(...)(x)`` -> ``(y, output_h, update, reset, new, hidden_new)``,
+  each ``[T, batch, hidden]``.  Weights ``weight_input`` ``[input_size, 3H]``,
+  ``weight_hidden`` ``[H, 3H]``, biases ``[3H]``, gates in ``gate_order``
+  ("zrh" or "rzh").  ``h' = z * h + (1 - z) * n`` with
+  ``n = tanh(x W_n + b_n + r * (h U_n + c_n))`` (``reset_after=True``;
+  ``hidden_new`` is ``h U_n + c_n``), which is Keras' ``GRU(reset_after=True)``.
+
+With ``seq_length`` (int ``[batch]``), steps at or past a sequence's length
+output zeros and carry the state unchanged.  Options the kernels document but
+whose exact placement is not public (dropout via ``keep_prob``, projection,
+peepholes, the bidirectional layout, AUGRU's attention gate) raise an error
+naming the option instead of computing something else.
+"""
+
+import math
+
+import tensorflow as tf
+
+DYNAMIC_RNN_UNIDIRECTION = "UNIDIRECTIONAL"
+DYNAMIC_RNN_BIDIRECTION = "BIDIRECTIONAL"
+
+
+def _unsupported_options(layer, **given):
+    for option, (value, default) in given.items():
+        if value != default:
+            raise NotImplementedError(
+                "%s %s=%r is not computed here (only %r): its exact placement in Ascend's "
+                "kernel is not documented publicly" % (layer, option, value, default))
+
+
+class _TimeMajorRecurrence(tf.compat.v1.layers.Layer):
+    """Shared checks and the scan over time."""
+
+    def __init__(self, hidden_size, dtype, direction, cell_depth, keep_prob, cell_clip,
+                 num_proj, time_major, activation, is_training, name):
+        super().__init__(name=name, dtype=dtype)
+        if isinstance(hidden_size, bool) or not isinstance(hidden_size, int) or hidden_size <= 0:
+            raise ValueError("%s hidden_size must be a positive int; got %r"
+                             % (type(self).__name__, hidden_size))
+        if direction not in (DYNAMIC_RNN_UNIDIRECTION, DYNAMIC_RNN_BIDIRECTION):
+            raise ValueError("Invalid direction: %r, expecting %s or %s"
+                             % (direction, DYNAMIC_RNN_UNIDIRECTION, DYNAMIC_RNN_BIDIRECTION))
+        _unsupported_options(type(self).__name__,
+                             direction=(direction, DYNAMIC_RNN_UNIDIRECTION),
+                             cell_depth=(cell_depth, 1), num_proj=(num_proj, 0),
+                             time_major=(time_major, True), activation=(activation, "tanh"))
+        if keep_prob != 1.0 and is_training:
+            _unsupported_options(type(self).__name__, keep_prob=(keep_prob, 1.0))
+        self._hidden_size = hidden_size
+        self._cell_clip = cell_clip
+        self.direction, self.cell_depth, self.keep_prob = direction, cell_depth, keep_prob
+        self.cell_clip, self.num_proj, self.time_major = cell_clip, num_proj, time_major
+        self.activation, self.is_training = activation, is_training
+
+    def _input_size(self, input_shape):
+        input_shape = tf.TensorShape(input_shape)
+        if input_shape.rank != 3 or input_shape[2] is None:
+            raise ValueError("%s expects x of shape [T, batch, input_size] with input_size "
+                             "known; got %s" % (type(self).__name__, input_shape))
+        return int(input_shape[2])
+
+    def _initial(self, state, x):
+        batch = tf.shape(x)[1]
+        if state is None:
+            return tf.zeros(tf.stack([batch, self._hidden_size]), x.dtype)
+        state = tf.convert_to_tensor(state, dtype=x.dtype)
+        return state[-1] if state.shape.rank == 3 else state
+
+    def _scan(self, step, x, seq_length, initial_state, n_outputs):
+        """Runs ``step(x_t, state) -> (new_state, outputs)`` over time, masking with seq_length."""
+        time = tf.shape(x)[0]
+        if seq_length is None:
+            alive = tf.ones(tf.stack([time, tf.shape(x)[1]]), tf.bool)
+        else:
+            alive = tf.range(time)[:, None] < tf.cast(seq_length, tf.int32)[None, :]
+
+        def scan_step(carry, inputs):
+            state = carry[0]
+            x_t, alive_t = inputs
+            new_state, outputs = step(x_t, state)
+            keep = alive_t[:, None]
+            new_state = tuple(tf.where(keep, n, o) for n, o in zip(new_state, state))
+            outputs = tuple(tf.where(keep, out, tf.zeros_like(out)) for out in outputs)
+            return (new_state, outputs)
+
+        zeros = tuple(tf.zeros_like(initial_state[0]) for _ in range(n_outputs))
+        _, outputs = tf.scan(scan_step, (x, alive), initializer=(initial_state, zeros))
+        return outputs
+
+
+class DynamicRNN(_TimeMajorRecurrence):
+    """Fused time-major LSTM (see the module doc for outputs and weights)."""
+
+    def __init__(self, hidden_size, dtype, cell_type="LSTM", direction=DYNAMIC_RNN_UNIDIRECTION,
+                 cell_depth=1, use_peephole=False, keep_prob=1.0, cell_clip=-1.0, num_proj=0,
+                 time_major=True, activation="tanh", forget_bias=0.0, is_training=True):
+        if cell_type != "LSTM":
+            raise ValueError("DynamicRNN cell_type must be 'LSTM'; got %r" % (cell_type,))
+        _unsupported_options("DynamicRNN", use_peephole=(use_peephole, False))
+        super().__init__(hidden_size, dtype, direction, cell_depth, keep_prob, cell_clip,
+                         num_proj, time_major, activation, is_training, name="dynamic_rnn")
+        self.cell_type, self.use_peephole, self.forget_bias = cell_type, use_peephole, forget_bias
+        self._w = self._b = None
+
+    def build(self, input_shape):
+        input_size = self._input_size(input_shape)
+        self._w = self.add_weight(
+            "dynamicrnn/w", shape=[input_size + self._hidden_size, 4 * self._hidden_size],
+            initializer=tf.compat.v1.glorot_uniform_initializer(seed=10))
+        self._b = self.add_weight("dynamicrnn/b", shape=[4 * self._hidden_size],
+                                  initializer=tf.compat.v1.zeros_initializer())
+        super().build(input_shape)
+
+    def call(self, x, seq_length=None, init_h=None, init_c=None, weight=None, bias=None):
+        x = tf.convert_to_tensor(x, dtype=self.dtype)
+        w = self._w if weight is None else weight
+        b = self._b if bias is None else bias
+        clip, forget_bias = self._cell_clip, self.forget_bias
+
+        def step(x_t, state):
+            h, c = state
+            gates = tf.matmul(tf.concat([x_t, h], axis=1), w) + b
+            i, j, f, o = tf.split(gates, 4, axis=1)
+            i, j, f, o = tf.sigmoid(i), tf.tanh(j), tf.sigmoid(f + forget_bias), tf.sigmoid(o)
+            c_new = f * c + i * j
+            if clip > 0:
+                c_new = tf.clip_by_value(c_new, -clip, clip)
+            tanhc = tf.tanh(c_new)
+            h_new = o * tanhc
+            return (h_new, c_new), (h_new, h_new, c_new, i, j, f, o, tanhc)
+
+        initial = (self._initial(init_h, x), self._initial(init_c, x))
+        return self._scan(step, x, seq_length, initial, 8)
+
+
+class DynamicGRUV2(_TimeMajorRecurrence):
+    """Fused time-major GRU (see the module doc for outputs and weights)."""
+
+    def __init__(self, hidden_size, dtype, direction=DYNAMIC_RNN_UNIDIRECTION, cell_depth=1,
+                 keep_prob=1.0, cell_clip=-1.0, num_proj=0, time_major=True, activation="tanh",
+                 gate_order="zrh", reset_after=True, is_training=True):
+        if gate_order not in ("zrh", "rzh"):
+            raise ValueError("DynamicGRUV2 gate_order must be 'zrh' or 'rzh'; got %r"
+                             % (gate_order,))
+        super().__init__(hidden_size, dtype, direction, cell_depth, keep_prob, cell_clip,
+                         num_proj, time_major, activation, is_training, name="dynamic_gru_v2")
+        self.gate_order, self.reset_after = gate_order, bool(reset_after)
+        self._weights = None
+
+    def build(self, input_shape):
+        input_size = self._input_size(input_shape)
+        hidden = self._hidden_size
+        stdv = 1.0 / math.sqrt(hidden)
+        init = tf.compat.v1.random_uniform_initializer(-stdv, stdv)
+        self._weights = [
+            self.add_weight("dynamicgruv2/weight_input", [input_size, 3 * hidden], initializer=init),
+            self.add_weight("dynamicgruv2/weight_hidden", [hidden, 3 * hidden], initializer=init),
+            self.add_weight("dynamicgruv2/bias_input", [3 * hidden], initializer=init),
+            self.add_weight("dynamicgruv2/bias_hidden", [3 * hidden], initializer=init)]
+        super().build(input_shape)
+
+    def _split(self, gates):
+        first, second, new = tf.split(gates, 3, axis=1)
+        return (first, second, new) if self.gate_order == "zrh" else (second, first, new)
+
+    def call(self, x, seq_length=None, init_h=None):
+        x = tf.convert_to_tensor(x, dtype=self.dtype)
+        w_in, w_hid, b_in, b_hid = self._weights
+        hidden = self._hidden_size
+        reset_after = self.reset_after
+        # the columns of the candidate ("h") gate in weight_hidden / bias_hidden
+        new_cols = slice(2 * hidden, 3 * hidden)
+
+        def step(x_t, state):
+            h = state[0]
+            zx, rx, nx = self._split(tf.matmul(x_t, w_in) + b_in)
+            zh, rh, nh = self._split(tf.matmul(h, w_hid) + b_hid)
+            z, r = tf.sigmoid(zx + zh), tf.sigmoid(rx + rh)
+            if reset_after:
+                hidden_new = nh
+                n = tf.tanh(nx + r * hidden_new)
+            else:
+                hidden_new = tf.matmul(r * h, w_hid[:, new_cols]) + b_hid[new_cols]
+                n = tf.tanh(nx + hidden_new)
+            h_new = z * h + (1.0 - z) * n
+            return (h_new,), (h_new, h_new, z, r, n, hidden_new)
+
+        return self._scan(step, x, seq_length, (self._initial(init_h, x),), 6)
+
+
+class DynamicAUGRU(_TimeMajorRecurrence):
+    """Ascend's attention-update GRU: its attention gate is not public, so calling it raises."""
+
+    def __init__(self, hidden_size, dtype, direction=DYNAMIC_RNN_UNIDIRECTION, cell_depth=1,
+                 keep_prob=1.0, cell_clip=-1.0, num_proj=0, time_major=True, activation="tanh",
+                 gate_order="zrh", reset_after=True, is_training=True):
+        super().__init__(hidden_size, dtype, direction, cell_depth, keep_prob, cell_clip,
+                         num_proj, time_major, activation, is_training, name="dynamic_augru")
+        self.gate_order, self.reset_after = gate_order, reset_after
+
+    def call(self, x, weight_att, seq_length=None, init_h=None):
+        raise NotImplementedError(
+            "DynamicAUGRU: how Ascend's kernel applies weight_att to the update gate (and "
+            "which gate convention it uses) is not documented publicly, so it is not "
+            "computed here; build the AUGRU from tf.keras layers instead")
+
+
+def npu_dynamic_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=None,
+                    scope=None):
+    """``(outputs, state)`` of ``cell`` over time-major ``inputs`` ``[T, batch, ...]``.
+
+    Unrolled with ``static_rnn`` as in the original; ``outputs`` is the per-step
+    outputs stacked time-major, ``[T, batch, output_size]``.
+    """
+    steps = tf.unstack(inputs, axis=0)
+    outputs, state = tf.compat.v1.nn.static_rnn(
+        cell, steps, initial_state=initial_state, dtype=dtype,
+        sequence_length=sequence_length, scope=scope)
+    return tf.stack(outputs, axis=0), state

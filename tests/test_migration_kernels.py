@@ -1,0 +1,191 @@
+"""Fused kernels and recurrent layers imported from where migrated scripts import them, vs references."""
+import logging
+import math
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from npu_bridge.estimator import npu_aicore_ops, npu_ops
+from npu_bridge.estimator.npu.npu_dynamic_rnn import DynamicAUGRU, DynamicGRUV2, DynamicRNN
+from npu_bridge.estimator.npu_unary_ops import npu_unary_ops
+from npu_bridge.helper import helper
+
+X = np.linspace(-4, 4, 41).astype(np.float32)
+
+
+def _run(fetches, feed=None):
+    with tf.compat.v1.Session() as sess:
+        sess.run(tf.compat.v1.global_variables_initializer())
+        return sess.run(fetches, feed)
+
+
+def test_gelu_and_fast_gelu_match_their_formulas_and_gradients():
+    with tf.Graph().as_default():
+        x = tf.constant(X)
+        gelu = npu_unary_ops.gelu(x)
+        fast = npu_ops.fast_gelu(x)
+        v2 = npu_aicore_ops.fast_gelu_v2(x)
+        grads = tf.gradients([gelu, fast], [x, x])
+        got = _run({"gelu": gelu, "fast": fast, "v2": v2,
+                    "dgelu": npu_unary_ops.gelu_grad(tf.ones_like(x), x),
+                    "dfast": npu_unary_ops.fast_gelu_grad(tf.ones_like(x), x),
+                    "auto_dgelu": tf.gradients(gelu, x)[0]})
+    del grads
+    x64 = X.astype(np.float64)
+    want_gelu = 0.5 * x64 * (1 + np.tanh(math.sqrt(2 / math.pi) * (x64 + 0.044715 * x64 ** 3)))
+    want_fast = x64 / (1 + np.exp(-1.702 * np.abs(x64))) * np.exp(0.851 * (x64 - np.abs(x64)))
+    clipped = np.minimum(np.abs(x64), 1.769) - 1.769
+    want_v2 = x64 * (np.sign(x64) * (-0.1444 / 2 * clipped ** 2 + 0.5) + 0.5)
+    np.testing.assert_allclose(got["gelu"], want_gelu, atol=1e-5)
+    np.testing.assert_allclose(got["fast"], want_fast, atol=1e-5)
+    np.testing.assert_allclose(got["v2"], want_v2, atol=1e-5)
+    np.testing.assert_allclose(got["dgelu"], got["auto_dgelu"], atol=1e-5)
+    h = 1e-3
+    numeric_fast = ((x64 + h) / (1 + np.exp(-1.702 * (x64 + h)))
+                    - (x64 - h) / (1 + np.exp(-1.702 * (x64 - h)))) / (2 * h)
+    np.testing.assert_allclose(got["dfast"], numeric_fast, atol=1e-4)
+
+
+def test_dropout_masks_agree_between_gen_and_do_and_v3():
+    gen = helper.get_gen_ops()
+    with tf.Graph().as_default():
+        x = tf.ones([3, 70])
+        mask = gen.drop_out_gen_mask(tf.shape(x), 0.7, seed=1, seed2=2)
+        y = gen.drop_out_do_mask(x, mask, 0.7)
+        y_again = gen.drop_out_do_mask(2.0 * x, mask, 0.7)
+        v3 = npu_aicore_ops.dropout_v3(tf.ones([1000, 100]), 0.6)
+        got = _run({"mask": mask, "y": y, "y2": y_again, "v3": v3})
+    assert got["mask"].dtype == np.uint8 and got["mask"].shape == (256 // 8,)  # 210 -> 256 bits
+    kept = got["y"] != 0
+    np.testing.assert_allclose(got["y"][kept], 1 / 0.7, rtol=1e-6)
+    np.testing.assert_array_equal(got["y2"] != 0, kept)  # the same mask, the same elements
+    bits = np.unpackbits(got["mask"], bitorder="little")[:210].reshape(3, 70).astype(bool)
+    np.testing.assert_array_equal(bits, kept)
+    assert abs(np.mean(got["v3"] != 0) - 0.6) < 0.01
+    np.testing.assert_allclose(got["v3"][got["v3"] != 0], 1 / 0.6, rtol=1e-6)
+
+
+def test_float_status_reports_overflow_in_the_ops_it_depends_on():
+    gen = helper.get_gen_ops()
+    with tf.Graph().as_default():
+        scale = tf.compat.v1.placeholder(tf.float32, [])
+        grads = [tf.constant([1.0, 2.0]) * scale, tf.constant([3.0e38]) * scale]
+        status = gen.npu_alloc_float_status()
+        with tf.control_dependencies(grads):
+            got_status = gen.npu_get_float_status(status)
+        finite = tf.reduce_all(tf.equal(0.0, got_status))
+        cleared = gen.npu_clear_float_status(got_status)
+        with tf.compat.v1.Session() as sess:
+            assert sess.run(finite, {scale: 1.0})
+            assert not sess.run(finite, {scale: 10.0})  # 3e39 overflows float32
+            np.testing.assert_array_equal(sess.run(cleared, {scale: 10.0}), np.zeros(8))
+
+
+def test_layer_norm_and_basic_lstm_cell_match_tensorflow():
+    rng = np.random.RandomState(0)
+    x = rng.randn(4, 6).astype(np.float32)
+    gamma, beta = rng.rand(6).astype(np.float32), rng.rand(6).astype(np.float32)
+    w = rng.randn(5 + 3, 12).astype(np.float32)
+    b = rng.randn(12).astype(np.float32)
+    xs, h, c = rng.randn(2, 5).astype(np.float32), rng.randn(2, 3).astype(np.float32), \
+        rng.randn(2, 3).astype(np.float32)
+    with tf.Graph().as_default():
+        y, mean, var = npu_aicore_ops.layer_norm(x, gamma, beta, begin_norm_axis=1,
+                                                 begin_params_axis=1, epsilon=1e-6)
+        ct, ht, *_ = npu_ops.basic_lstm_cell(xs, h, c, w, b, 1.0, 1.0, True, "tanh")
+        cell = tf.compat.v1.nn.rnn_cell.LSTMCell(3, forget_bias=1.0)
+        ref_h, ref_state = cell(tf.constant(xs), (tf.constant(c), tf.constant(h)))
+        load = [cell._kernel.assign(w), cell._bias.assign(b)]  # pylint: disable=protected-access
+        with tf.compat.v1.Session() as sess:
+            sess.run(tf.compat.v1.global_variables_initializer())
+            sess.run(load)
+            got = sess.run({"y": y, "mean": mean, "var": var, "ct": ct, "ht": ht,
+                            "ref_c": ref_state.c, "ref_h": ref_h})
+    want = (x - x.mean(1, keepdims=True)) / np.sqrt(x.var(1, keepdims=True) + 1e-6) * gamma + beta
+    np.testing.assert_allclose(got["y"], want, atol=1e-5)
+    assert got["mean"].shape == (4, 1)
+    np.testing.assert_allclose(got["ct"], got["ref_c"], atol=1e-5)
+    np.testing.assert_allclose(got["ht"], got["ref_h"], atol=1e-5)
+
+
+def _sigmoid(v):
+    return 1 / (1 + np.exp(-v))
+
+
+def test_dynamic_rnn_matches_a_numpy_lstm_with_gate_order_ijfo():
+    rng = np.random.RandomState(1)
+    T, B, I, H = 5, 3, 4, 6
+    x = rng.randn(T, B, I).astype(np.float32)
+    with tf.Graph().as_default():
+        layer = DynamicRNN(H, tf.float32, forget_bias=1.0)
+        outputs = layer(tf.constant(x), seq_length=tf.constant([5, 3, 1]))
+        assert len(outputs) == 8
+        got = _run({"out": list(outputs), "w": layer.weights[0], "b": layer.weights[1]})
+    w, b = got["w"], got["b"]
+    assert w.shape == (I + H, 4 * H) and b.shape == (4 * H,)
+    h, c = np.zeros((B, H)), np.zeros((B, H))
+    lengths = np.array([5, 3, 1])
+    for t in range(T):
+        gates = np.concatenate([x[t], h], 1) @ w + b
+        i, j, f, o = np.split(gates, 4, axis=1)
+        i, j, f, o = _sigmoid(i), np.tanh(j), _sigmoid(f + 1.0), _sigmoid(o)
+        c_new = f * c + i * j
+        h_new = o * np.tanh(c_new)
+        alive = (t < lengths)[:, None]
+        y, out_h, out_c, gi, gj, gf, go, tanhc = (v[t] for v in got["out"])
+        np.testing.assert_allclose(y, np.where(alive, h_new, 0), atol=1e-5)
+        np.testing.assert_allclose(gi, np.where(alive, i, 0), atol=1e-5)
+        np.testing.assert_allclose(gf, np.where(alive, f, 0), atol=1e-5)
+        np.testing.assert_allclose(tanhc, np.where(alive, np.tanh(c_new), 0), atol=1e-5)
+        h, c = np.where(alive, h_new, h), np.where(alive, c_new, c)
+        np.testing.assert_allclose(out_c, np.where(alive, c, 0), atol=1e-5)
+
+
+def test_dynamic_gru_v2_matches_keras_gru_reset_after():
+    rng = np.random.RandomState(2)
+    T, B, I, H = 4, 2, 3, 5
+    x = rng.randn(T, B, I).astype(np.float32)
+    with tf.Graph().as_default():
+        layer = DynamicGRUV2(H, tf.float32)
+        y, output_h, update, reset, new, hidden_new = layer(tf.constant(x))
+        w_in, w_hid, b_in, b_hid = layer.weights
+        gru = tf.keras.layers.GRU(H, reset_after=True, return_sequences=True, time_major=True)
+        ref = gru(tf.constant(x))
+        load = [gru.cell.kernel.assign(w_in), gru.cell.recurrent_kernel.assign(w_hid),
+                gru.cell.bias.assign(tf.stack([b_in, b_hid]))]
+        with tf.compat.v1.Session() as sess:
+            sess.run(tf.compat.v1.global_variables_initializer())
+            sess.run(load)
+            got = sess.run({"y": y, "h": output_h, "ref": ref, "z": update})
+    assert got["y"].shape == (T, B, H) and got["z"].shape == (T, B, H)
+    np.testing.assert_allclose(got["y"], got["ref"], atol=1e-5)
+    np.testing.assert_allclose(got["h"], got["ref"], atol=1e-5)
+
+
+def test_unimplemented_kernels_say_which_and_why():
+    with pytest.raises(NotImplementedError, match="lamb_apply_optimizer_assign"):
+        helper.get_gen_ops().lamb_apply_optimizer_assign
+    with tf.Graph().as_default():
+        with pytest.raises(NotImplementedError, match="DynamicAUGRU"):
+            DynamicAUGRU(4, tf.float32)(tf.ones([2, 1, 3]), tf.ones([2, 1]))
+        with pytest.raises(NotImplementedError, match="use_peephole"):
+            DynamicRNN(4, tf.float32, use_peephole=True)
+
+
+def test_no_op_scopes_add_nothing_and_say_so_once(caplog):
+    from npu_bridge.estimator.npu import npu_scope
+    from hccl.split.api import set_split_strategy_by_idx
+    with tf.Graph().as_default() as graph:
+        with caplog.at_level(logging.WARNING, logger="npu_bridge"):
+            with npu_scope.without_npu_compile_scope():
+                tf.constant(1.0, name="inside")
+            with npu_scope.without_npu_compile_scope():
+                pass
+            set_split_strategy_by_idx([20, 100])
+        assert [op.name for op in graph.get_operations()] == ["inside"]
+        assert sorted(graph.get_operation_by_name("inside").node_def.attr) == ["dtype", "value"]
+    said = [r.getMessage() for r in caplog.records]
+    assert sum("without_npu_compile_scope has no effect" in m for m in said) <= 1
+    with pytest.raises(ValueError, match="increasing positive ints"):
+        set_split_strategy_by_idx([100, 20])

@@ -17,10 +17,12 @@ _WORLD = _c.WORLD_GROUP
 
 
 def _check_rank_size(rank_size, group):
-    actual = len(_groups.get_group(group).ranks)
+    found = _groups.get_group(group)
+    actual = len(found.ranks)
     if rank_size != actual:
-        raise ValueError("rank_size=%r does not match the %d ranks of group %r"
-                         % (rank_size, actual, group))
+        where = ("RANK_SIZE=%d" % actual if found.name == _WORLD
+                 else "the %d ranks of group %r" % (actual, found.name))
+        raise ValueError("rank_size=%r does not match %s" % (rank_size, where))
 
 
 def allreduce(tensor, reduction, fusion=1, fusion_id=-1, group=_WORLD):

@@ -189,3 +189,24 @@ def test_no_op_scopes_add_nothing_and_say_so_once(caplog):
     assert sum("without_npu_compile_scope has no effect" in m for m in said) <= 1
     with pytest.raises(ValueError, match="increasing positive ints"):
         set_split_strategy_by_idx([100, 20])
+
+
+def test_bidirectional_dynamic_rnn_stacks_forward_and_reversed_backward():
+    rng = np.random.RandomState(3)
+    T, B, I, H = 4, 2, 3, 5
+    x = rng.randn(T, B, I).astype(np.float32)
+    lengths = np.array([4, 2], np.int32)
+    with tf.Graph().as_default():
+        both = DynamicRNN(H, tf.float32, direction="BIDIRECTIONAL")
+        out = both(tf.constant(x), seq_length=tf.constant(lengths))
+        w, b = both.weights
+        one = DynamicRNN(H, tf.float32)
+        fwd = one(tf.constant(x), seq_length=tf.constant(lengths), weight=w[0], bias=b[0])
+        rev_x = tf.reverse_sequence(tf.constant(x), lengths, seq_axis=0, batch_axis=1)
+        bwd = one(rev_x, seq_length=tf.constant(lengths), weight=w[1], bias=b[1])
+        got = _run({"y": out[0], "fwd": fwd[0], "bwd": tf.reverse_sequence(
+            bwd[0], lengths, seq_axis=0, batch_axis=1), "w": w})
+    assert got["w"].shape == (2, I + H, 4 * H) and got["y"].shape == (2, T, B, H)
+    np.testing.assert_allclose(got["y"][0], got["fwd"], atol=1e-6)
+    np.testing.assert_allclose(got["y"][1], got["bwd"], atol=1e-6)
+    assert not np.allclose(got["y"][0], got["y"][1])

@@ -17,10 +17,13 @@ and gate values, as the fused kernels do:
   ``hidden_new`` is ``h U_n + c_n``), which is Keras' ``GRU(reset_after=True)``.
 
 With ``seq_length`` (int ``[batch]``), steps at or past a sequence's length
-output zeros and carry the state unchanged.  Options the kernels document but
-whose exact placement is not public (dropout via ``keep_prob``, projection,
-peepholes, the bidirectional layout, AUGRU's attention gate) raise an error
-naming the option instead of computing something else.
+output zeros and carry the state unchanged.  ``DynamicRNN(direction="BIDIRECTIONAL")`` stacks
+``[forward, backward]`` weights, biases and initial states, and returns every
+output as ``[2, T, batch, hidden]`` (the backward direction runs over the
+reversed sequences; its outputs are put back in time order).  Options the
+kernels document but whose exact placement is not public (dropout via
+``keep_prob``, projection, peepholes, bidirectional GRU, AUGRU's attention
+gate) raise an error naming the option instead of computing something else.
 """
 
 import math
@@ -43,7 +46,8 @@ class _TimeMajorRecurrence(tf.compat.v1.layers.Layer):
     """Shared checks and the scan over time."""
 
     def __init__(self, hidden_size, dtype, direction, cell_depth, keep_prob, cell_clip,
-                 num_proj, time_major, activation, is_training, name):
+                 num_proj, time_major, activation, is_training, name, directions=(
+                     DYNAMIC_RNN_UNIDIRECTION,)):
         super().__init__(name=name, dtype=dtype)
         if isinstance(hidden_size, bool) or not isinstance(hidden_size, int) or hidden_size <= 0:
             raise ValueError("%s hidden_size must be a positive int; got %r"
@@ -51,8 +55,10 @@ class _TimeMajorRecurrence(tf.compat.v1.layers.Layer):
         if direction not in (DYNAMIC_RNN_UNIDIRECTION, DYNAMIC_RNN_BIDIRECTION):
             raise ValueError("Invalid direction: %r, expecting %s or %s"
                              % (direction, DYNAMIC_RNN_UNIDIRECTION, DYNAMIC_RNN_BIDIRECTION))
+        if direction not in directions:
+            _unsupported_options(type(self).__name__,
+                                 direction=(direction, DYNAMIC_RNN_UNIDIRECTION))
         _unsupported_options(type(self).__name__,
-                             direction=(direction, DYNAMIC_RNN_UNIDIRECTION),
                              cell_depth=(cell_depth, 1), num_proj=(num_proj, 0),
                              time_major=(time_major, True), activation=(activation, "tanh"))
         if keep_prob != 1.0 and is_training:
@@ -109,16 +115,19 @@ class DynamicRNN(_TimeMajorRecurrence):
             raise ValueError("DynamicRNN cell_type must be 'LSTM'; got %r" % (cell_type,))
         _unsupported_options("DynamicRNN", use_peephole=(use_peephole, False))
         super().__init__(hidden_size, dtype, direction, cell_depth, keep_prob, cell_clip,
-                         num_proj, time_major, activation, is_training, name="dynamic_rnn")
+                         num_proj, time_major, activation, is_training, name="dynamic_rnn",
+                         directions=(DYNAMIC_RNN_UNIDIRECTION, DYNAMIC_RNN_BIDIRECTION))
+        self._bidirectional = direction == DYNAMIC_RNN_BIDIRECTION
         self.cell_type, self.use_peephole, self.forget_bias = cell_type, use_peephole, forget_bias
         self._w = self._b = None
 
     def build(self, input_shape):
         input_size = self._input_size(input_shape)
+        both = [2] if self._bidirectional else []
         self._w = self.add_weight(
-            "dynamicrnn/w", shape=[input_size + self._hidden_size, 4 * self._hidden_size],
+            "dynamicrnn/w", shape=both + [input_size + self._hidden_size, 4 * self._hidden_size],
             initializer=tf.compat.v1.glorot_uniform_initializer(seed=10))
-        self._b = self.add_weight("dynamicrnn/b", shape=[4 * self._hidden_size],
+        self._b = self.add_weight("dynamicrnn/b", shape=both + [4 * self._hidden_size],
                                   initializer=tf.compat.v1.zeros_initializer())
         super().build(input_shape)
 
@@ -126,6 +135,27 @@ class DynamicRNN(_TimeMajorRecurrence):
         x = tf.convert_to_tensor(x, dtype=self.dtype)
         w = self._w if weight is None else weight
         b = self._b if bias is None else bias
+        if not self._bidirectional:
+            return self._one_direction(x, seq_length, init_h, init_c, w, b)
+        # BIDIRECTIONAL: weights, biases and initial states stack [forward, backward];
+        # every output stacks the two directions on a new axis 0, the backward one
+        # read over reversed sequences and put back in time order.
+        lengths = seq_length if seq_length is not None else \
+            tf.fill(tf.shape(x)[1:2], tf.shape(x)[0])
+
+        def reverse(t):
+            return tf.reverse_sequence(t, tf.cast(lengths, tf.int64), seq_axis=0, batch_axis=1)
+
+        def part(state, index):
+            return None if state is None else tf.convert_to_tensor(state, self.dtype)[index]
+
+        forward = self._one_direction(x, seq_length, part(init_h, 0), part(init_c, 0),
+                                      w[0], b[0])
+        backward = self._one_direction(reverse(x), seq_length, part(init_h, 1),
+                                       part(init_c, 1), w[1], b[1])
+        return tuple(tf.stack([f, reverse(r)]) for f, r in zip(forward, backward))
+
+    def _one_direction(self, x, seq_length, init_h, init_c, w, b):
         clip, forget_bias = self._cell_clip, self.forget_bias
 
         def step(x_t, state):

@@ -13,6 +13,14 @@ members call ``create_group``.  Instance keys come from one counter per group
 that group's collectives in the same order, but ranks in other groups build
 other things in between.  The world group (``hccl_world_group``) always exists
 and keeps its own counter.
+
+Every subgroup's counter starts at the same value.  TensorFlow keys instances
+by group, so equal instance keys in different groups do not meet; and the
+distributed runtime numbers a run's collective steps by the set of instance
+keys the run contains, which must then be equal on all ranks sharing a world
+collective in that run.  With a common start, the usual symmetric program
+(every rank reduces within its own group, then over the world) gives every
+rank the same set, so group and world collectives can share one Session.run.
 """
 
 import collections
@@ -25,11 +33,10 @@ from npu_bridge.distributed import runtime
 WORLD_GROUP = "hccl_world_group"
 WORLD_GROUP_KEY = 1
 _WORLD_FIRST_INSTANCE_KEY = 1000
-# Instance keys are int32.  Each subgroup key owns a block of 65536 instance keys
-# in [2**29, 2**31), away from the world's keys (from 1000) and barriers' (2**28).
 _GROUP_KEY_SPACE = 1 << 14
+# Instance keys are int32; subgroups count from 2**29, away from the world's keys
+# (from 1000) and the barriers' (from 2**28).
 _GROUP_INSTANCE_BASE = 1 << 29
-_GROUP_INSTANCE_BLOCK = 1 << 16
 
 Group = collections.namedtuple("Group", ["name", "key", "ranks"])
 
@@ -87,7 +94,7 @@ def create_group(group, rank_num, rank_ids):
             raise ValueError("create_group: group %r hashes to the key of group %r; "
                              "choose another name" % (group, clash[0]))
         _groups[group] = Group(group, key, ranks)
-        _counters[group] = itertools.count(_GROUP_INSTANCE_BASE + key * _GROUP_INSTANCE_BLOCK)
+        _counters[group] = itertools.count(_GROUP_INSTANCE_BASE)
 
 
 def destroy_group(group):

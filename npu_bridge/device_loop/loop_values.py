@@ -104,7 +104,7 @@ _DEFAULT_NAMES = frozenset([
     "and", "or", "xor", "invert", "lt", "le", "gt", "ge", "value", "read", "num_present",
     "num_elements", "zeros", "ones", "range", "sequence_length", "x", "y", "mean", "sum",
     "add_n", "cond", "weights", "labels", "predictions", "rank", "size", "shape",
-    "control_dependency", "update", "count", "total"])
+    "control_dependency", "update", "count", "total", "ones_like", "zeros_like"])
 _NUMERIC = (tf.float16, tf.bfloat16, tf.float32, tf.float64, tf.int32, tf.int64, tf.bool)
 MAX_NAMED = 64  # each named value costs one scalar copy per step
 

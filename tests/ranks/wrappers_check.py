@@ -8,6 +8,7 @@ import numpy as np
 
 from npu_bridge.npu_init import *  # noqa: F401,F403  (as migrated scripts do)
 import tensorflow as tf  # noqa: E402
+from npu_bridge.estimator.npu.npu_optimizer import allreduce as npu_optimizer_allreduce  # noqa: E402
 
 tf.compat.v1.disable_eager_execution()
 
@@ -30,10 +31,18 @@ def check_gradients():
         "wrapper_keras": npu_distributed_optimizer_wrapper(
             tf.keras.optimizers.legacy.RMSprop(0.1)).get_gradients(loss, [w])[0],
         "npu_allreduce": npu_allreduce(x),
+        "npu_optimizer.allreduce": npu_optimizer_allreduce(x),
     }
+    summed = npu_optimizer_allreduce(x, average=False)
+    gathered = npu_optimizer_allreduce(tf.IndexedSlices(x[:1], tf.constant([rank]),
+                                                        tf.constant([3])))
     sess, shutdown = init_resource()
     sess.run(tf.compat.v1.global_variables_initializer())
     got = sess.run(grads)
+    np.testing.assert_allclose(sess.run(summed), want * size, rtol=1e-6)
+    values, indices = sess.run([gathered.values, gathered.indices])
+    np.testing.assert_allclose(values, [(r + 1) / size for r in range(size)], rtol=1e-6)
+    assert indices.tolist() == list(range(size))
     shutdown_resource(sess, shutdown)
     close_session(sess)
     for name, value in got.items():

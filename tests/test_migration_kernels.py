@@ -165,8 +165,8 @@ def test_unimplemented_kernels_say_which_and_why():
     with pytest.raises(NotImplementedError, match="lamb_apply_optimizer_assign"):
         helper.get_gen_ops().lamb_apply_optimizer_assign
     with tf.Graph().as_default():
-        with pytest.raises(NotImplementedError, match="DynamicAUGRU"):
-            DynamicAUGRU(4, tf.float32)(tf.ones([2, 1, 3]), tf.ones([2, 1]))
+        with pytest.raises(NotImplementedError, match="direction"):
+            DynamicGRUV2(4, tf.float32, direction="BIDIRECTIONAL")
         with pytest.raises(NotImplementedError, match="use_peephole"):
             DynamicRNN(4, tf.float32, use_peephole=True)
 
@@ -208,3 +208,28 @@ def test_bidirectional_dynamic_rnn_stacks_forward_and_reversed_backward():
     np.testing.assert_allclose(got["y"][0], got["fwd"], atol=1e-6)
     np.testing.assert_allclose(got["y"][1], got["bwd"], atol=1e-6)
     assert not np.allclose(got["y"][0], got["y"][1])
+
+
+def test_dynamic_augru_matches_a_numpy_augru():
+    rng = np.random.RandomState(4)
+    T, B, I, H = 3, 2, 3, 4
+    x = rng.randn(T, B, I).astype(np.float32)
+    att = rng.rand(T, B).astype(np.float32)
+    with tf.Graph().as_default():
+        layer = DynamicAUGRU(H, tf.float32)
+        outputs = layer(tf.constant(x), tf.constant(att))
+        got = _run({"out": list(outputs), "weights": layer.weights})
+    assert len(got["out"]) == 7
+    w_in, w_hid, b_in, b_hid = got["weights"]
+    h = np.zeros((B, H))
+    for t in range(T):
+        gx, gh = x[t] @ w_in + b_in, h @ w_hid + b_hid
+        z = _sigmoid(gx[:, :H] + gh[:, :H])
+        r = _sigmoid(gx[:, H:2 * H] + gh[:, H:2 * H])
+        n = np.tanh(gx[:, 2 * H:] + r * gh[:, 2 * H:])
+        z_att = (1 - att[t][:, None]) * z
+        h = z_att * h + (1 - z_att) * n
+        y, out_h, update, update_att = (v[t] for v in got["out"][:4])
+        np.testing.assert_allclose(y, h, atol=1e-5)
+        np.testing.assert_allclose(update, z, atol=1e-5)
+        np.testing.assert_allclose(update_att, z_att, atol=1e-5)

@@ -17,13 +17,13 @@ and gate values, as the fused kernels do:
   ``hidden_new`` is ``h U_n + c_n``), which is Keras' ``GRU(reset_after=True)``.
 
 With ``seq_length`` (int ``[batch]``), steps at or past a sequence's length
-output zeros and carry the state unchanged.  ``DynamicRNN(direction="BIDIRECTIONAL")`` stacks
+output zeros and carry the state unchanged.  ``DynamicAUGRU`` is the GRU with DIN's attentional update gate (see its doc).
+``DynamicRNN(direction="BIDIRECTIONAL")`` stacks
 ``[forward, backward]`` weights, biases and initial states, and returns every
 output as ``[2, T, batch, hidden]`` (the backward direction runs over the
 reversed sequences; its outputs are put back in time order).  Options the
 kernels document but whose exact placement is not public (dropout via
-``keep_prob``, projection, peepholes, bidirectional GRU, AUGRU's attention
-gate) raise an error naming the option instead of computing something else.
+``keep_prob``, projection, peepholes, bidirectional GRU) raise an error naming the option instead of computing something else.
 """
 
 import math
@@ -85,9 +85,10 @@ class _TimeMajorRecurrence(tf.compat.v1.layers.Layer):
 
     def _scan(self, step, x, seq_length, initial_state, n_outputs):
         """Runs ``step(x_t, state) -> (new_state, outputs)`` over time, masking with seq_length."""
-        time = tf.shape(x)[0]
+        first = tf.nest.flatten(x)[0]
+        time = tf.shape(first)[0]
         if seq_length is None:
-            alive = tf.ones(tf.stack([time, tf.shape(x)[1]]), tf.bool)
+            alive = tf.ones(tf.stack([time, tf.shape(first)[1]]), tf.bool)
         else:
             alive = tf.range(time)[:, None] < tf.cast(seq_length, tf.int32)[None, :]
 
@@ -177,6 +178,8 @@ class DynamicRNN(_TimeMajorRecurrence):
 class DynamicGRUV2(_TimeMajorRecurrence):
     """Fused time-major GRU (see the module doc for outputs and weights)."""
 
+    _PREFIX, _NAME = "dynamicgruv2", "dynamic_gru_v2"
+
     def __init__(self, hidden_size, dtype, direction=DYNAMIC_RNN_UNIDIRECTION, cell_depth=1,
                  keep_prob=1.0, cell_clip=-1.0, num_proj=0, time_major=True, activation="tanh",
                  gate_order="zrh", reset_after=True, is_training=True):
@@ -184,7 +187,7 @@ class DynamicGRUV2(_TimeMajorRecurrence):
             raise ValueError("DynamicGRUV2 gate_order must be 'zrh' or 'rzh'; got %r"
                              % (gate_order,))
         super().__init__(hidden_size, dtype, direction, cell_depth, keep_prob, cell_clip,
-                         num_proj, time_major, activation, is_training, name="dynamic_gru_v2")
+                         num_proj, time_major, activation, is_training, name=self._NAME)
         self.gate_order, self.reset_after = gate_order, bool(reset_after)
         self._weights = None
 
@@ -194,10 +197,12 @@ class DynamicGRUV2(_TimeMajorRecurrence):
         stdv = 1.0 / math.sqrt(hidden)
         init = tf.compat.v1.random_uniform_initializer(-stdv, stdv)
         self._weights = [
-            self.add_weight("dynamicgruv2/weight_input", [input_size, 3 * hidden], initializer=init),
-            self.add_weight("dynamicgruv2/weight_hidden", [hidden, 3 * hidden], initializer=init),
-            self.add_weight("dynamicgruv2/bias_input", [3 * hidden], initializer=init),
-            self.add_weight("dynamicgruv2/bias_hidden", [3 * hidden], initializer=init)]
+            self.add_weight(self._PREFIX + "/weight_input", [input_size, 3 * hidden],
+                            initializer=init),
+            self.add_weight(self._PREFIX + "/weight_hidden", [hidden, 3 * hidden],
+                            initializer=init),
+            self.add_weight(self._PREFIX + "/bias_input", [3 * hidden], initializer=init),
+            self.add_weight(self._PREFIX + "/bias_hidden", [3 * hidden], initializer=init)]
         super().build(input_shape)
 
     def _split(self, gates):
@@ -205,6 +210,10 @@ class DynamicGRUV2(_TimeMajorRecurrence):
         return (first, second, new) if self.gate_order == "zrh" else (second, first, new)
 
     def call(self, x, seq_length=None, init_h=None):
+        return self._gru(x, None, seq_length, init_h)
+
+    def _gru(self, x, weight_att, seq_length, init_h):
+        """The GRU; with ``weight_att`` ``[T, batch]`` the AUGRU (see DynamicAUGRU)."""
         x = tf.convert_to_tensor(x, dtype=self.dtype)
         w_in, w_hid, b_in, b_hid = self._weights
         hidden = self._hidden_size
@@ -212,7 +221,8 @@ class DynamicGRUV2(_TimeMajorRecurrence):
         # the columns of the candidate ("h") gate in weight_hidden / bias_hidden
         new_cols = slice(2 * hidden, 3 * hidden)
 
-        def step(x_t, state):
+        def step(inputs, state):
+            x_t, att_t = inputs if weight_att is not None else (inputs, None)
             h = state[0]
             zx, rx, nx = self._split(tf.matmul(x_t, w_in) + b_in)
             zh, rh, nh = self._split(tf.matmul(h, w_hid) + b_hid)
@@ -223,27 +233,38 @@ class DynamicGRUV2(_TimeMajorRecurrence):
             else:
                 hidden_new = tf.matmul(r * h, w_hid[:, new_cols]) + b_hid[new_cols]
                 n = tf.tanh(nx + hidden_new)
-            h_new = z * h + (1.0 - z) * n
-            return (h_new,), (h_new, h_new, z, r, n, hidden_new)
+            if att_t is None:
+                return (z * h + (1.0 - z) * n,), (None, None, z, r, n, hidden_new)
+            z_att = (1.0 - att_t[:, None]) * z
+            return (z_att * h + (1.0 - z_att) * n,), (None, None, z, z_att, r, n, hidden_new)
 
-        return self._scan(step, x, seq_length, (self._initial(init_h, x),), 6)
+        def with_h(step_fn):
+            def wrapped(inputs, state):
+                new_state, outputs = step_fn(inputs, state)
+                return new_state, (new_state[0], new_state[0]) + outputs[2:]
+            return wrapped
+
+        inputs = x if weight_att is None else (x, tf.convert_to_tensor(weight_att, self.dtype))
+        return self._scan(with_h(step), inputs, seq_length, (self._initial(init_h, x),),
+                          6 if weight_att is None else 7)
 
 
-class DynamicAUGRU(_TimeMajorRecurrence):
-    """Ascend's attention-update GRU: its attention gate is not public, so calling it raises."""
+class DynamicAUGRU(DynamicGRUV2):
+    """GRU with an attentional update gate (AUGRU, as in DIN: arXiv:1809.03672).
 
-    def __init__(self, hidden_size, dtype, direction=DYNAMIC_RNN_UNIDIRECTION, cell_depth=1,
-                 keep_prob=1.0, cell_clip=-1.0, num_proj=0, time_major=True, activation="tanh",
-                 gate_order="zrh", reset_after=True, is_training=True):
-        super().__init__(hidden_size, dtype, direction, cell_depth, keep_prob, cell_clip,
-                         num_proj, time_major, activation, is_training, name="dynamic_augru")
-        self.gate_order, self.reset_after = gate_order, reset_after
+    ``call(x, weight_att, seq_length=None, init_h=None)`` with ``weight_att``
+    ``[T, batch]`` returns ``(y, output_h, update, update_att, reset, new,
+    hidden_new)``: ``update_att = (1 - weight_att) * update`` and
+    ``h' = update_att * h + (1 - update_att) * n``, i.e. attention 1 takes the
+    new candidate fully, 0 keeps the state.  This is the published AUGRU in this
+    layer's gate convention; the kernel's own formula is not documented
+    publicly, so treat it as our reading.
+    """
 
-    def call(self, x, weight_att, seq_length=None, init_h=None):
-        raise NotImplementedError(
-            "DynamicAUGRU: how Ascend's kernel applies weight_att to the update gate (and "
-            "which gate convention it uses) is not documented publicly, so it is not "
-            "computed here; build the AUGRU from tf.keras layers instead")
+    _PREFIX, _NAME = "dynamicaugru", "dynamic_augru"
+
+    def call(self, x, weight_att, seq_length=None, init_h=None):  # pylint: disable=arguments-differ
+        return self._gru(x, weight_att, seq_length, init_h)
 
 
 def npu_dynamic_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=None,

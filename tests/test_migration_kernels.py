@@ -162,8 +162,8 @@ def test_dynamic_gru_v2_matches_keras_gru_reset_after():
 
 
 def test_unimplemented_kernels_say_which_and_why():
-    with pytest.raises(NotImplementedError, match="lamb_apply_optimizer_assign"):
-        helper.get_gen_ops().lamb_apply_optimizer_assign
+    with pytest.raises(NotImplementedError, match="lamb_apply_weight_assign"):
+        helper.get_gen_ops().lamb_apply_weight_assign
     with tf.Graph().as_default():
         with pytest.raises(NotImplementedError, match="direction"):
             DynamicGRUV2(4, tf.float32, direction="BIDIRECTIONAL")
@@ -233,3 +233,30 @@ def test_dynamic_augru_matches_a_numpy_augru():
         np.testing.assert_allclose(y, h, atol=1e-5)
         np.testing.assert_allclose(update, z, atol=1e-5)
         np.testing.assert_allclose(update_att, z_att, atol=1e-5)
+
+
+def test_adam_and_lamb_kernels_match_numpy_and_assign_their_state():
+    rng = np.random.RandomState(5)
+    grad, v, m, w = (rng.rand(6).astype(np.float32) for _ in range(4))
+    b1, b2, eps, lr, decay, steps = 0.9, 0.999, 1e-6, 0.01, 0.1, 3
+    with tf.Graph().as_default():
+        v_var, m_var, w_var = (tf.Variable(a) for a in (v, m, w))
+        adam = npu_ops.adam_apply_one_with_decay_assign(
+            grad, v_var, m_var, w_var, lr, b1, 1 - b1, b2, 1 - b2, decay, eps)
+        with tf.control_dependencies(adam):
+            after_adam = [tf.identity(x.read_value()) for x in (v_var, m_var, w_var)]
+        lamb = helper.get_gen_ops().lamb_apply_optimizer_assign(
+            grad, v, m, w, b1, 1 - b1, b2, 1 - b2, eps, steps, 1.0, decay)
+        got = _run({"adam": list(adam), "after": after_adam, "lamb": list(lamb)})
+    want_v = grad ** 2 * (1 - b2) + v * b2
+    want_m = m * b1 + grad * (1 - b1)
+    want_w = w - (want_m / (np.sqrt(want_v) + eps) + w * decay) * lr
+    for got_value, want in zip(got["adam"], (want_v, want_m, want_w)):
+        np.testing.assert_allclose(got_value, want, rtol=1e-5)
+    for got_value, want in zip(got["after"], (want_v, want_m, want_w)):
+        np.testing.assert_allclose(got_value, want, rtol=1e-5)  # written into the variables
+    m_hat, v_hat = want_m / (1 - b1 ** steps), want_v / (1 - b2 ** steps)
+    np.testing.assert_allclose(got["lamb"][0], m_hat / (np.sqrt(v_hat) + eps) + w * decay,
+                               rtol=1e-5)
+    np.testing.assert_allclose(got["lamb"][1], want_v, rtol=1e-5)
+    np.testing.assert_allclose(got["lamb"][2], want_m, rtol=1e-5)

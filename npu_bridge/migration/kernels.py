@@ -250,6 +250,62 @@ def basic_lstm_cell(x, h, c, w, b, keep_prob=1.0, forget_bias=1.0, state_is_tupl
         return ct, tanhct * ot, it, jt, ft, ot, tanhct
 
 
+# ---- fused optimizer steps ("_assign": the new values are written into the inputs) ----
+
+def _assigned(target, value):
+    """``value`` written into ``target`` when it is a variable; the value read after that."""
+    if hasattr(target, "assign"):
+        with tf.control_dependencies([target.assign(value)]):
+            return tf.identity(value)
+    return value
+
+
+def adam_apply_one_with_decay_assign(input0, input1, input2, input3, input4, mul0_x, mul1_x,
+                                     mul2_x, mul3_x, mul4_x, add2_y, name=None):
+    """One Adam step with weight decay; returns ``(v, m, var)`` and assigns them.
+
+    input0 grad, input1 v, input2 m, input3 var, input4 learning rate:
+    ``v = input0**2 * mul3_x + input1 * mul2_x``, ``m = input2 * mul0_x + input0 * mul1_x``,
+    ``var = input3 - (m / (sqrt(v) + add2_y) + input3 * mul4_x) * input4``.
+    """
+    with tf.name_scope(name or "AdamApplyOneWithDecayAssign"):
+        grad = tf.convert_to_tensor(input0)
+        v = grad * grad * mul3_x + tf.convert_to_tensor(input1) * mul2_x
+        m = tf.convert_to_tensor(input2) * mul0_x + grad * mul1_x
+        var = tf.convert_to_tensor(input3)
+        new_var = var - (m / (tf.sqrt(v) + add2_y) + var * mul4_x) * input4
+        return (_assigned(input1, v), _assigned(input2, m), _assigned(input3, new_var))
+
+
+def adam_apply_one_assign(input0, input1, input2, input3, input4, mul0_x, mul1_x, mul2_x,
+                          mul3_x, add2_y, name=None):
+    """``adam_apply_one_with_decay_assign`` without the decay term (``mul4_x = 0``)."""
+    return adam_apply_one_with_decay_assign(input0, input1, input2, input3, input4, mul0_x,
+                                            mul1_x, mul2_x, mul3_x, 0.0, add2_y,
+                                            name=name or "AdamApplyOneAssign")
+
+
+def lamb_apply_optimizer_assign(grad, inputv, inputm, input3, mul0_x, mul1_x, mul2_x, mul3_x,
+                                add2_y, steps, do_use_weight, weight_decay_rate, name=None):
+    """LAMB's Adam part: ``(update, next_v, next_m)``, next_v/next_m assigned to inputv/inputm.
+
+    ``next_v = mul2_x * v + mul3_x * grad**2`` (beta2, 1 - beta2),
+    ``next_m = mul0_x * m + mul1_x * grad`` (beta1, 1 - beta1), bias-corrected
+    by ``1 - beta**steps``; ``update = m_hat / (sqrt(v_hat) + add2_y)
+    + do_use_weight * weight_decay_rate * input3`` (input3: the weight).
+    """
+    with tf.name_scope(name or "LambApplyOptimizerAssign"):
+        grad = tf.convert_to_tensor(grad)
+        next_v = tf.convert_to_tensor(inputv) * mul2_x + grad * grad * mul3_x
+        next_m = tf.convert_to_tensor(inputm) * mul0_x + grad * mul1_x
+        steps = tf.cast(steps, grad.dtype)
+        m_hat = next_m / (1.0 - tf.pow(tf.cast(mul0_x, grad.dtype), steps))
+        v_hat = next_v / (1.0 - tf.pow(tf.cast(mul2_x, grad.dtype), steps))
+        update = m_hat / (tf.sqrt(v_hat) + add2_y) + \
+            tf.convert_to_tensor(input3) * weight_decay_rate * tf.cast(do_use_weight, grad.dtype)
+        return update, _assigned(inputv, next_v), _assigned(inputm, next_m)
+
+
 class GeneratedOps(object):
     """The adapter's generated-op module: the kernels above by their snake_case names.
 
@@ -260,7 +316,9 @@ class GeneratedOps(object):
               "drop_out_gen_mask", "drop_out_do_mask", "drop_out_gen_mask_v3",
               "drop_out_do_mask_v3", "npu_alloc_float_status", "npu_get_float_status",
               "npu_clear_float_status", "npu_get_float_status_v2",
-              "npu_clear_float_status_v2", "fused_layer_norm", "basic_lstm_cell")
+              "npu_clear_float_status_v2", "fused_layer_norm", "basic_lstm_cell",
+              "adam_apply_one_assign", "adam_apply_one_with_decay_assign",
+              "lamb_apply_optimizer_assign")
 
     def __init__(self):
         for name in self._NAMES:

@@ -21,5 +21,6 @@ from npu_bridge.estimator.npu import util  # noqa: F401
 from npu_bridge.estimator import npu_ops  # noqa: F401
 from npu_bridge.hccl import hccl_ops  # noqa: F401
 from npu_bridge.migration.session_helpers import *  # noqa: F401,F403
+from npu_bridge.migration.migration_names import *  # noqa: F401,F403
 from npu_bridge.distributed.cluster_sources import export_rank_env as _export_rank_env; _export_rank_env()  # noqa: E402,E702
 from npu_bridge.distributed.session_target import install as _install_session_target; _install_session_target()  # noqa: E402,E702

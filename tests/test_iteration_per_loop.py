@@ -89,3 +89,32 @@ def test_n_equal_one_and_bad_arguments():
         with pytest.raises(ValueError, match="train_op"):
             util.set_iteration_per_loop(sess, train_op.outputs if train_op.outputs
                                         else np.float32(1), 3)
+
+
+_AFTER_RUN_SCRIPT = """
+import tensorflow as tf
+tf.compat.v1.disable_eager_execution()
+from npu_bridge.estimator.npu import util
+w = tf.compat.v1.get_variable("w", initializer=1.0)
+gs = tf.compat.v1.train.get_or_create_global_step()
+train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(w * w, global_step=gs)
+sess = tf.compat.v1.Session()
+sess.run(tf.compat.v1.global_variables_initializer())
+sess.run(train_op)
+loop = util.set_iteration_per_loop(sess, train_op, 5)
+sess.run(loop)
+print("STEP", sess.run(gs))
+"""
+
+
+def test_set_iteration_per_loop_after_a_run_mutates_nothing():
+    """TensorFlow warns (a future error) when a node is changed after it ran."""
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="0")
+    proc = subprocess.run([sys.executable, "-c", _AFTER_RUN_SCRIPT], env=env, text=True,
+                          capture_output=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "STEP 6" in proc.stdout
+    assert "was changed by setting attribute after it was run" not in proc.stderr

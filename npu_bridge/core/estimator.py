@@ -147,7 +147,8 @@ class NPUEstimator(estimator_lib.Estimator):
             global_step = self._create_and_assert_global_step(graph)
             if global_step is not None:
                 training_util._get_or_create_global_step_read(graph)  # pylint: disable=protected-access
-            program = self._builder().train(self._call_input_fn(input_fn, ModeKeys.TRAIN))
+            program = self._builder().train(self._call_input_fn(input_fn, ModeKeys.TRAIN),
+                                            outer_hooks=hooks)
             worker_hooks = list(program.hooks) + _debugging_hooks(self._config, self._model_dir)
             if program.looped:
                 if not any(isinstance(h, loop_hooks.StepLimitHook) for h in hooks):

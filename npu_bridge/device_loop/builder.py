@@ -25,7 +25,8 @@ from tensorflow_estimator.python.estimator import util as estimator_util
 
 from npu_bridge.device_loop import loop_hooks
 from npu_bridge.distributed import runtime
-from npu_bridge.device_loop.loop_values import HookTensors, mirror, read_after
+from npu_bridge.device_loop.loop_values import (
+    HookTensors, NamedValues, TrainingRunHook, mirror, read_after)
 from npu_bridge.device_loop.outfeed import HostCallHook, Outfeed, anchor
 
 ModeKeys = model_fn_lib.ModeKeys
@@ -119,7 +120,8 @@ class ProgramBuilder(object):
 
     # ---- training -------------------------------------------------------
 
-    def train(self, input_result):
+    def train(self, input_result, outer_hooks=()):
+        """``outer_hooks``: the hooks passed to train(), for the names they hold."""
         looped, source, hooks = self._input(input_result, ModeKeys.TRAIN)
         if not looped:
             spec = self._call_model_fn(source[0], source[1], ModeKeys.TRAIN)
@@ -145,15 +147,20 @@ class ProgramBuilder(object):
             hook_tensors = HookTensors(
                 list(spec.training_hooks) + list(spec.training_chief_hooks),
                 tf.compat.v1.get_default_graph(), after)
+            named = NamedValues(tf.compat.v1.get_default_graph(), after, outer_hooks)
             built.update(spec=spec, outfeed=outfeed, last_loss=last_loss,
-                         hook_tensors=hook_tensors)
+                         hook_tensors=hook_tensors, named=named)
             with tf.control_dependencies(_anchored(after)):
                 return i + 1
 
+        # Only runs the estimator marks make iterations (see loop_values.TrainingRunHook).
+        training_run = tf.compat.v1.placeholder_with_default(False, [], name="npu_training_run")
         with tf.name_scope("npu_loop"), resource_variables():
-            done = _loop(iterations, body)
+            done = _loop(tf.where(training_run, iterations, 0), body)
+        hooks.append(TrainingRunHook(training_run))
         inner = built["spec"]
         built["hook_tensors"].point_hooks_outside(done)
+        built["named"].alias_outside(done)
         with tf.control_dependencies([done]):
             loss = tf.identity(built["last_loss"].read_value(), name="last_loss")
             step_after = tf.identity(

@@ -88,8 +88,17 @@ def _find_loop(sess, loops, fetches):
 
 
 def _loop_op(train_op):
+    """A no-op running after ``train_op``, made without touching ``train_op``.
+
+    ``tf.group``/``control_dependencies`` would set an attribute on train_op
+    (``_has_manual_control_dependencies``), which TensorFlow reports as a
+    mutation after run when the script already ran it; so the control edge
+    is added to the new op instead.
+    """
     with train_op.graph.as_default():
-        return tf.group(train_op, name="IterationOp")
+        op = tf.no_op(name="IterationOp")
+    op._add_control_input(train_op)  # pylint: disable=protected-access
+    return op
 
 
 def set_iteration_per_loop(sess, train_op, iterations_per_loop=1):

@@ -6,7 +6,10 @@ a rank table), ``runtime`` (one server per rank, session configs),
 ``collectives`` (fused all-reduce, broadcast, allgather, reduce_scatter,
 barrier), ``optimizer`` (NPUDistributedOptimizer), ``weight_sharding`` (its
 sharded update), ``broadcast_hook`` (NPUBroadcastGlobalVariablesHook,
-npu_hooks_append) and
-``estimator_support`` (what NPUEstimator changes when RANK_SIZE > 1).
+npu_hooks_append),
+``estimator_support`` (what NPUEstimator changes when RANK_SIZE > 1),
+``groups`` (process groups: subsets of ranks for collectives),
+``optimizer_wrappers`` (the migration tool's TF/Keras optimizer wrappers) and
+``keras_callback`` (NPUBroadcastGlobalVariablesCallback).
 See docs/distributed.md.
 """

@@ -1,8 +1,9 @@
 """Collective ops across ranks, built on ``tensorflow.python.ops.collective_ops``.
 
-All ranks build the same graphs in the same order, so a process-wide counter
-hands every collective the same instance key on every rank without talking to
-anyone.  Keys are never reused, even across graphs: the collective runtime
+All ranks build the same graphs in the same order, so a counter per group
+(``groups.next_instance_key``) hands every collective the same instance key on
+every member rank without talking to anyone.  ``group`` is the world group
+``hccl_world_group`` or a subset of ranks made with ``groups.create_group``.  Keys are never reused, even across graphs: the collective runtime
 caches instance parameters (shape, type) per key for the life of the server.
 
 Inside a ``while_v2`` loop (the iterations_per_loop device loop) the same op
@@ -24,16 +25,14 @@ import threading
 import tensorflow as tf
 from tensorflow.python.ops import collective_ops
 
-from npu_bridge.distributed import devices, rank_timeout, runtime
+from npu_bridge.distributed import devices, groups, rank_timeout, runtime
 
-WORLD_GROUP = "hccl_world_group"
-_WORLD_GROUP_KEY = 1
-_FIRST_INSTANCE_KEY = 1000
+WORLD_GROUP = groups.WORLD_GROUP
+_WORLD_GROUP_KEY = groups.WORLD_GROUP_KEY
 
 _FIRST_BARRIER_KEY = 1 << 28  # barriers count on their own: they are built off-graph
 
 _key_lock = threading.Lock()
-_keys = itertools.count(_FIRST_INSTANCE_KEY)
 _barrier_keys = itertools.count(_FIRST_BARRIER_KEY)
 
 # reduction name -> (merge_op, final_op) of CollectiveReduce
@@ -56,17 +55,21 @@ def _peer_timeout():
     return rank_timeout.rank_timeout_seconds()
 
 
-def next_instance_key():
-    """A fresh instance key, identical on every rank given identical graph building."""
-    with _key_lock:
-        return next(_keys)
+def next_instance_key(group=WORLD_GROUP):
+    """A fresh instance key, identical on every member given identical graph building."""
+    return groups.next_instance_key(group)
 
 
-def _group_key(group):
-    if group not in (None, WORLD_GROUP):
-        raise ValueError("group must be %r (the only group we create), got %r"
-                         % (WORLD_GROUP, group))
-    return _WORLD_GROUP_KEY
+class _Members(object):
+    """What a collective needs to know about its group on this rank."""
+
+    def __init__(self, group):
+        found = groups.get_group(group)
+        self.name, self.key, self.size = found.name, found.key, len(found.ranks)
+        self.rank = groups.group_rank(group)  # ValueError when not a member
+
+    def instance_key(self):
+        return groups.next_instance_key(self.name)
 
 
 def _rank_size():
@@ -93,15 +96,14 @@ def _to_native(tensor):
 def allreduce(tensor, reduction="sum", group=WORLD_GROUP):
     """Reduces one tensor over all ranks with reduction sum/mean/max/min/prod."""
     merge_op, final_op = _check_reduction(reduction)
-    group_key = _group_key(group)
+    members = _Members(group)
     tensor = tf.convert_to_tensor(tensor)
-    size = _rank_size()
-    if size == 1:
+    if members.size == 1:
         return tf.identity(tensor)
     value, back = _to_native(tensor)
     out = collective_ops.all_reduce(
-        value, group_size=size, group_key=group_key,
-        instance_key=next_instance_key(), merge_op=merge_op, final_op=final_op,
+        value, group_size=members.size, group_key=members.key,
+        instance_key=members.instance_key(), merge_op=merge_op, final_op=final_op,
         communication_hint=devices.rank_communication_hint())
     return tf.cast(out, back) if back is not None else out
 
@@ -115,7 +117,7 @@ def fused_allreduce(tensors, reduction="sum", group=WORLD_GROUP):
     """
     _check_reduction(reduction)
     tensors = [tf.convert_to_tensor(t) for t in tensors]
-    if _rank_size() == 1:
+    if _Members(group).size == 1:
         return [tf.identity(t) for t in tensors]
     out = [None] * len(tensors)
     buckets = {}
@@ -153,25 +155,25 @@ def allreduce_flag_all(flag):
 
 
 def allgather(tensor, group=WORLD_GROUP):
-    """Concatenates every rank's tensor along dimension 0, in rank order."""
-    group_key = _group_key(group)
+    """Concatenates every member's tensor along dimension 0, in group rank order."""
+    members = _Members(group)
     tensor = tf.convert_to_tensor(tensor)
-    size = _rank_size()
-    if size == 1:
+    if members.size == 1:
         return tf.identity(tensor)
     value, back = _to_native(tensor)
     if value.shape.rank == 0:
         value = tf.reshape(value, [1])
-    out = collective_ops.all_gather(value, group_size=size, group_key=group_key,
-                                    instance_key=next_instance_key(),
+    out = collective_ops.all_gather(value, group_size=members.size, group_key=members.key,
+                                    instance_key=members.instance_key(),
                                     communication_hint=devices.rank_communication_hint())
     return tf.cast(out, back) if back is not None else out
 
 
 def reduce_scatter(tensor, reduction="sum", group=WORLD_GROUP):
-    """Reduces over ranks, then keeps this rank's 1/rank_size slice of dimension 0."""
+    """Reduces over the group, then keeps this rank's 1/group-size slice of dimension 0."""
     tensor = tf.convert_to_tensor(tensor)
-    size = _rank_size()
+    members = _Members(group)
+    size = members.size
     dim0 = tensor.shape[0] if tensor.shape.rank else None
     if dim0 is not None and dim0 % size:
         raise ValueError("reduce_scatter needs dimension 0 (%d) divisible by rank_size (%d)"
@@ -180,24 +182,23 @@ def reduce_scatter(tensor, reduction="sum", group=WORLD_GROUP):
     if size == 1:
         return reduced
     chunk = tf.shape(reduced)[0] // size
-    return reduced[runtime.rank_info().rank_id * chunk:][:chunk]
+    return reduced[members.rank * chunk:][:chunk]
 
 
-def _broadcast_one(tensor, root_rank, group_key):
-    size = _rank_size()
+def _broadcast_one(tensor, root_rank, members):
     value, back = _to_native(tensor)
     if not value.shape.is_fully_defined():
         raise ValueError("broadcast needs a fully defined shape, got %s for %s"
                          % (value.shape, tensor.name))
-    key = next_instance_key()
-    if runtime.rank_info().rank_id == root_rank:
+    key = members.instance_key()
+    if members.rank == root_rank:
         # the send op outputs its input: using it orders readers after the send
-        out = collective_ops.broadcast_send(value, value.shape, value.dtype, size,
-                                            group_key, key, timeout=_peer_timeout(),
+        out = collective_ops.broadcast_send(value, value.shape, value.dtype, members.size,
+                                            members.key, key, timeout=_peer_timeout(),
                                             communication_hint=devices.rank_communication_hint())
     else:
-        out = collective_ops.broadcast_recv(value.shape, value.dtype, size,
-                                            group_key, key, timeout=_peer_timeout(),
+        out = collective_ops.broadcast_recv(value.shape, value.dtype, members.size,
+                                            members.key, key, timeout=_peer_timeout(),
                                             communication_hint=devices.rank_communication_hint())
     return tf.cast(out, back) if back is not None else out
 
@@ -206,12 +207,12 @@ def broadcast(tensors, root_rank=0, group=WORLD_GROUP):
     """Every rank gets root_rank's values; fused into one collective per dtype.
 
     ``tensors`` is a tensor or a list of tensors (the original takes a list);
-    the result has the same form.
+    the result has the same form.  ``root_rank`` is a rank within ``group``.
     """
-    group_key = _group_key(group)
+    members = _Members(group)
     single = not isinstance(tensors, (list, tuple))
     tensors = [tf.convert_to_tensor(t) for t in ([tensors] if single else tensors)]
-    size = _rank_size()
+    size = members.size
     if not isinstance(root_rank, int) or not 0 <= root_rank < size:
         raise ValueError("root_rank must be an int in [0, %d), got %r" % (size, root_rank))
     if size == 1:
@@ -224,7 +225,7 @@ def broadcast(tensors, root_rank=0, group=WORLD_GROUP):
     for dtype in sorted(buckets, key=lambda d: d.name):
         idx = buckets[dtype]
         flat = tf.concat([tf.reshape(tensors[i], [-1]) for i in idx], axis=0)
-        got = _broadcast_one(flat, root_rank, group_key)
+        got = _broadcast_one(flat, root_rank, members)
         sizes = [tensors[i].shape.num_elements() for i in idx]
         for i, part in zip(idx, tf.split(got, sizes)):
             out[i] = tf.reshape(part, tensors[i].shape)

@@ -55,3 +55,28 @@ def rank_saving_listeners(listeners):
 def after_train():
     """Call when train() returns: waits until rank 0's last checkpoint is on disk."""
     collectives.barrier()
+
+
+def private_model_dir(config):
+    """For a plain RunConfig on a non-writer rank: a copy writing to a directory of its own.
+
+    A stock ``tf.estimator.Estimator`` given ``npu_run_config_init(config)``
+    writes checkpoints, summaries and exports from every rank; ranks racing on
+    one model_dir end in AlreadyExistsError in the exporter.  Rank 0 keeps the
+    model_dir; every other rank writes to a fresh temporary directory instead
+    (its variables equal rank 0's: gradients are averaged and the broadcast
+    hook starts every session from rank 0's values, restored ones included).
+    NPURunConfig is left alone (NPUEstimator already saves on rank 0 only).
+    """
+    import tempfile
+
+    from npu_bridge.core.config import NPURunConfig
+    if (not runtime.is_distributed() or runtime.is_writer_rank()
+            or isinstance(config, NPURunConfig) or not config.model_dir):
+        return config
+    rank = runtime.rank_info().rank_id
+    scratch = tempfile.mkdtemp(prefix="npu_bridge_rank%d_" % rank)
+    tf.compat.v1.logging.info(
+        "npu_bridge: rank %d writes its checkpoints and exports to %s; rank 0 writes %s",
+        rank, scratch, config.model_dir)
+    return config.replace(model_dir=scratch)

@@ -9,6 +9,7 @@ explicit (``NPUDistributedOptimizer`` and ``broadcast`` of a list fuse per dtype
 import numbers
 
 from npu_bridge.distributed import collectives as _c
+from npu_bridge.distributed import groups as _groups
 from npu_bridge.distributed import runtime as _rt
 
 __all__ = ["allreduce", "allgather", "broadcast", "reduce_scatter",
@@ -27,11 +28,14 @@ def _check_fusion(fusion, fusion_id):
     _check_int("fusion_id", fusion_id)
 
 
-def _check_rank_size(rank_size):
+def _check_rank_size(rank_size, group):
     _check_int("rank_size", rank_size)
-    actual = _rt.rank_info().rank_size
+    found = _groups.get_group(group)
+    actual = len(found.ranks)
     if rank_size != actual:
-        raise ValueError("rank_size=%r does not match RANK_SIZE=%d" % (rank_size, actual))
+        where = ("RANK_SIZE=%d" % actual if found.name == _WORLD
+                 else "the %d ranks of group %r" % (actual, found.name))
+        raise ValueError("rank_size=%r does not match %s" % (rank_size, where))
 
 
 def allreduce(tensor, reduction, fusion=1, fusion_id=-1, group=_WORLD):
@@ -44,7 +48,7 @@ def allreduce(tensor, reduction, fusion=1, fusion_id=-1, group=_WORLD):
 
 def allgather(tensor, rank_size, group=_WORLD):
     """Concatenates every rank's ``tensor`` along dimension 0, in rank order."""
-    _check_rank_size(rank_size)
+    _check_rank_size(rank_size, group)
     return _c.allgather(tensor, group)
 
 
@@ -56,29 +60,39 @@ def broadcast(tensor, root_rank, fusion=2, fusion_id=0, group=_WORLD):
 
 def reduce_scatter(tensor, reduction, rank_size, group=_WORLD):
     """Reduces over ranks and keeps this rank's slice of dimension 0."""
-    _check_rank_size(rank_size)
+    _check_rank_size(rank_size, group)
     return _c.reduce_scatter(tensor, reduction, group)
 
 
 def get_rank_size(group=_WORLD):
-    """Number of ranks (``RANK_SIZE``)."""
-    _c._group_key(group)
-    return _rt.rank_info().rank_size
+    """Number of ranks in ``group`` (the world: ``RANK_SIZE``)."""
+    return len(_groups.get_group(group).ranks)
 
 
 def get_rank_id(group=_WORLD):
-    """This process's rank (``RANK_ID``)."""
-    _c._group_key(group)
-    return _rt.rank_info().rank_id
+    """This process's rank within ``group`` (the world: ``RANK_ID``)."""
+    return _groups.group_rank(group)
 
 
 def get_local_rank_size(group=_WORLD):
-    """Ranks on this host."""
-    _c._group_key(group)
-    return _rt.local_rank_info()[0]
+    """Ranks of ``group`` on this host."""
+    return _local(group)[0]
 
 
 def get_local_rank_id(group=_WORLD):
-    """This rank's index among the ranks on this host."""
-    _c._group_key(group)
-    return _rt.local_rank_info()[1]
+    """This rank's index among the ranks of ``group`` on this host."""
+    return _local(group)[1]
+
+
+def _local(group):
+    members = _groups.get_group(group).ranks
+    me = _rt.rank_info().rank_id
+    local_size, local_id = _rt.local_rank_info()
+    if members == tuple(range(_rt.rank_info().rank_size)):
+        return local_size, local_id
+    hosts = _rt.rank_info().hosts
+    mine = hosts[me].rsplit(":", 1)[0]
+    local = [r for r in members if hosts[r].rsplit(":", 1)[0] == mine]
+    if me not in local:
+        raise ValueError("this rank (%d) is not in group %r" % (me, group))
+    return len(local), local.index(me)

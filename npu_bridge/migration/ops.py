@@ -8,6 +8,13 @@ import numbers
 
 import tensorflow as tf
 
+from npu_bridge.migration import kernels
+from npu_bridge.migration.kernels import (  # noqa: F401
+    adam_apply_one_assign, adam_apply_one_with_decay_assign, basic_lstm_cell, dropout_v3,
+    fast_gelu, gelu, lamb_apply_optimizer_assign)
+
+gen_npu_ops = kernels.GEN_OPS
+
 
 def NPUInit(name=None):
     """Ascend device initialisation; nothing to initialise here, so a no-op."""
@@ -99,12 +106,6 @@ def _unsupported(op_name, hint):
     return stub
 
 
-basic_lstm_cell = _unsupported(
-    "basic_lstm_cell", "use tf.compat.v1.nn.rnn_cell.LSTMCell instead.")
-adam_apply_one_assign = _unsupported(
-    "adam_apply_one_assign", "use tf.compat.v1.train.AdamOptimizer instead.")
-adam_apply_one_with_decay_assign = _unsupported(
-    "adam_apply_one_with_decay_assign", "use an AdamW-style optimizer instead.")
 outfeed_enqueue_op = _unsupported(
     "outfeed_enqueue_op", "use NPUEstimatorSpec(host_call=...) to send tensors "
     "to the host.")
@@ -115,6 +116,7 @@ stop_outfeed_dequeue_op = _unsupported(
     "stop_outfeed_dequeue_op", "host_call outfeeds stop with the Estimator.")
 
 __all__ = ["NPUInit", "NPUShutdown", "initialize_system", "shutdown_system",
-           "dropout", "LARS", "LARSV2", "basic_lstm_cell", "adam_apply_one_assign",
+           "dropout", "dropout_v3", "gelu", "fast_gelu", "LARS", "LARSV2",
+           "basic_lstm_cell", "lamb_apply_optimizer_assign", "adam_apply_one_assign",
            "adam_apply_one_with_decay_assign", "outfeed_enqueue_op",
            "outfeed_dequeue_op", "stop_outfeed_dequeue_op"]

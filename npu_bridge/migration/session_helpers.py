@@ -102,12 +102,18 @@ def npu_session_config_init(session_config=None):
 
 
 def npu_run_config_init(run_config=None):
-    """A RunConfig (a fresh one unless given) whose session_config is NPU-marked."""
+    """A RunConfig (a fresh one unless given) whose session_config is NPU-marked.
+
+    Under ranks, a plain RunConfig on ranks other than 0 comes back as a copy
+    writing to a directory of its own (``estimator_support.private_model_dir``),
+    so only rank 0 writes the model_dir.
+    """
+    from npu_bridge.distributed.estimator_support import private_model_dir
     if not isinstance(run_config, tf.estimator.RunConfig):
         run_config = tf.estimator.RunConfig()
     # RunConfig has no setter; the original writes the attribute the same way.
     run_config.__dict__["_session_config"] = npu_config_proto(run_config.session_config)
-    return run_config
+    return private_model_dir(run_config)
 
 
 def npu_graph_options(graph_options=None):

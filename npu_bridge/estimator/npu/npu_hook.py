@@ -4,3 +4,4 @@ from npu_bridge.distributed.broadcast_hook import (  # noqa: F401
     NPUBroadcastGlobalVariablesHook, npu_hooks_append)
 
 from npu_bridge.migration.output_hooks import NPUCheckpointSaverHook, NPUOutputTensorHook  # noqa: F401
+from npu_bridge.migration.progress_hooks import SetIterationsVarHook, TellMeStepOrLossHook  # noqa: F401

@@ -1,0 +1,1 @@
+"""Shim for the original path ``hccl.manage``."""

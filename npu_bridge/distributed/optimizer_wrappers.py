@@ -1,0 +1,165 @@
+"""Gradient averaging for every optimizer kind a migrated script may hold.
+
+The migration tool wraps optimizers in one of several ways; all of them mean
+"average the gradients over ranks before applying them", as
+``NPUDistributedOptimizer`` does for ``tf.compat.v1.train.Optimizer``:
+
+``npu_tf_optimizer(opt)``
+    ``NPUDistributedOptimizer(opt)``.
+``KerasDistributeOptimizer(opt)`` / ``npu_keras_optimizer(opt)``
+    A Keras optimizer (legacy ``OptimizerV2`` or the new ``Optimizer``) whose
+    gradient methods return rank-averaged gradients.  The optimizer object
+    itself is returned, patched, rather than wrapped in a proxy: its slots,
+    hyper-parameters, checkpoints and ``model.compile`` keep working, and
+    ``isinstance(opt, KerasDistributeOptimizer)`` is true for it.
+``npu_distributed_optimizer_wrapper(opt)``
+    Any of the above (or a Keras optimizer name): every gradient method the
+    object has (``compute_gradients``, ``get_gradients``, ``_compute_gradients``)
+    averages.  Single process: nothing changes.
+``npu_allreduce(values, reduction="mean", ...)`` / ``allreduce(tensor, average=True)``
+    The collectives those wrappers use, for scripts that call them directly.
+
+Ranks run collectives in graph mode (sessions on each rank's server, see
+``runtime``).  Eager Keras ``fit`` would need TensorFlow's eager collective
+context instead; under ranks it raises an error saying so rather than hang.
+"""
+
+import tensorflow as tf
+
+from npu_bridge.distributed import collectives, groups, runtime
+from npu_bridge.distributed.optimizer import NPUDistributedOptimizer, average_gradients
+
+_PATCHED = "_npu_bridge_averages_gradients"
+
+
+def _check_graph_mode(what):
+    if runtime.is_distributed() and tf.compat.v1.executing_eagerly_outside_functions():
+        raise RuntimeError(
+            "%s: averaging gradients over RANK_SIZE=%d ranks needs graph mode (call "
+            "tf.compat.v1.disable_eager_execution() first, as migrated Keras scripts "
+            "using set_keras_session_npu_config do); npu_bridge runs collectives in "
+            "sessions on each rank's server, and eager Keras has no such session."
+            % (what, runtime.rank_info().rank_size))
+
+
+def _average_pairs(pairs, what):
+    pairs = list(pairs)
+    if not runtime.is_distributed():
+        return pairs
+    _check_graph_mode(what)
+    return average_gradients(pairs)
+
+
+def _average_list(grads, params, what):
+    if not runtime.is_distributed():
+        return grads
+    pairs = _average_pairs(zip(grads, params), what)
+    return [g for g, _ in pairs]
+
+
+def _patch(optimizer, what):
+    """Makes every gradient method ``optimizer`` has return rank-averaged gradients."""
+    if getattr(optimizer, _PATCHED, False):
+        return optimizer
+    if hasattr(optimizer, "compute_gradients"):
+        original_compute = optimizer.compute_gradients
+
+        def compute_gradients(*args, **kwargs):
+            return _average_pairs(original_compute(*args, **kwargs), what)
+        optimizer.compute_gradients = compute_gradients
+    if hasattr(optimizer, "get_gradients"):
+        original_get = optimizer.get_gradients
+
+        def get_gradients(loss, params):
+            return _average_list(original_get(loss, params), params, what)
+        optimizer.get_gradients = get_gradients
+    if hasattr(optimizer, "_compute_gradients"):
+        original_private = optimizer._compute_gradients  # pylint: disable=protected-access
+
+        def _compute_gradients(*args, **kwargs):
+            return _average_pairs(original_private(*args, **kwargs), what)
+        optimizer._compute_gradients = _compute_gradients  # pylint: disable=protected-access
+    setattr(optimizer, _PATCHED, True)
+    return optimizer
+
+
+def _is_keras_optimizer(optimizer):
+    bases = (tf.keras.optimizers.Optimizer, tf.keras.optimizers.legacy.Optimizer)
+    return isinstance(optimizer, bases)
+
+
+class _PatchedInstances(type):
+    """Calling the class patches and returns the optimizer; isinstance recognises it."""
+
+    def __call__(cls, optimizer, name="NpuKerasOptimizer", **kwargs):
+        del name, kwargs  # the optimizer keeps its own name and settings
+        if not _is_keras_optimizer(optimizer):
+            raise TypeError("KerasDistributeOptimizer wraps a tf.keras optimizer; got %s "
+                            "(use NPUDistributedOptimizer for tf.compat.v1.train optimizers)"
+                            % type(optimizer).__name__)
+        return _patch(optimizer, "KerasDistributeOptimizer")
+
+    def __instancecheck__(cls, instance):
+        return _is_keras_optimizer(instance) and getattr(instance, _PATCHED, False)
+
+
+class KerasDistributeOptimizer(metaclass=_PatchedInstances):
+    """``KerasDistributeOptimizer(optimizer, name="NpuKerasOptimizer")``: see the module doc."""
+
+
+def npu_keras_optimizer(opt):
+    """The Keras optimizer ``opt`` averaging its gradients over ranks."""
+    return KerasDistributeOptimizer(opt)
+
+
+def npu_tf_optimizer(opt):
+    """``NPUDistributedOptimizer(opt)``, as the migration tool writes it."""
+    return NPUDistributedOptimizer(opt)
+
+
+def npu_distributed_optimizer_wrapper(optimizer):
+    """``optimizer`` (or the Keras optimizer named so) with rank-averaged gradients."""
+    if isinstance(optimizer, str):
+        optimizer = tf.keras.optimizers.get(optimizer)
+    if not any(hasattr(optimizer, m) for m in
+               ("compute_gradients", "get_gradients", "_compute_gradients")):
+        raise TypeError("npu_distributed_optimizer_wrapper expects a TensorFlow or Keras "
+                        "optimizer (or a Keras optimizer name); got %s"
+                        % type(optimizer).__name__)
+    return _patch(optimizer, "npu_distributed_optimizer_wrapper")
+
+
+def allreduce(tensor, average=True):
+    """Sum (or mean, with ``average``) of ``tensor`` over all ranks.
+
+    A ``tf.IndexedSlices`` is gathered instead (values and indices of every
+    rank, values divided by the rank count when averaging), as in the original.
+    """
+    if isinstance(tensor, tf.IndexedSlices):
+        values = collectives.allgather(tensor.values)
+        indices = collectives.allgather(tensor.indices)
+        if average:
+            values = values / tf.cast(runtime.rank_info().rank_size, values.dtype)
+        return tf.IndexedSlices(values, indices, dense_shape=tensor.dense_shape)
+    return collectives.allreduce(tensor, "mean" if average else "sum")
+
+
+def npu_allreduce(values, reduction="mean", fusion=1, fusion_id=-1, group="hccl_world_group"):
+    """All-reduce of a tensor or a list of tensors; ``reduction`` "mean", "sum", "max", "min", "prod"."""
+    del fusion, fusion_id
+    single = not isinstance(values, (list, tuple))
+    out = []
+    for value in ([values] if single else values):
+        if isinstance(value, tf.IndexedSlices):
+            if reduction not in ("mean", "sum"):
+                raise ValueError("npu_allreduce of IndexedSlices supports reduction "
+                                 "'mean' or 'sum'; got %r" % (reduction,))
+            size = len(groups.get_group(group).ranks)
+            gathered = collectives.allgather(value.values, group)
+            if reduction == "mean":
+                gathered = gathered / tf.cast(size, gathered.dtype)
+            out.append(tf.IndexedSlices(gathered, collectives.allgather(value.indices, group),
+                                        dense_shape=value.dense_shape))
+        else:
+            out.append(collectives.allreduce(value, reduction, group))
+    return out[0] if single else out

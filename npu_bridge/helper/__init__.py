@@ -1,0 +1,1 @@
+"""Shim for the original path ``npu_bridge.helper``."""

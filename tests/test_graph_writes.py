@@ -53,3 +53,20 @@ def test_unchanged_graph_written_once_changed_graph_again(tmp_path, iterations):
 
     stock = stock_graph_records(str(tmp_path / "stock"), [4, 4, 8])
     assert graph_records(model_dir)[0] < stock[0] and graph_records(model_dir)[1] < stock[1]
+
+
+def _collective_graph(instance_key, width):
+    """A graph like one rank's: a variable, a seeded-at-random initializer, a collective."""
+    from tensorflow.python.ops import collective_ops
+    with tf.Graph().as_default() as graph:
+        v = tf.compat.v1.get_variable("v", [width], initializer=tf.compat.v1.glorot_uniform_initializer())
+        collective_ops.all_reduce(v.read_value(), group_size=2, group_key=1,
+                                  instance_key=instance_key, merge_op="Add", final_op="Id")
+    return graph.as_graph_def(add_shapes=True)
+
+
+def test_digest_ignores_instance_keys_and_seeds_but_not_shapes():
+    from npu_bridge.core.checkpoint_saver import graph_digest
+    first = graph_digest(_collective_graph(instance_key=7, width=3))
+    assert graph_digest(_collective_graph(instance_key=4242, width=3)) == first
+    assert graph_digest(_collective_graph(instance_key=7, width=4)) != first

@@ -10,8 +10,9 @@ is the same as the one this process last wrote to that model_dir.
 
 "The same" means the same nodes, ops, attributes, shapes and dtypes. It ignores
 the numeric suffixes TensorFlow gives function names (``..._body_23`` vs
-``..._body_6303`` for the same loop body traced again) and the values held in
-constants (an unseeded initializer draws a new seed constant at every build):
+``..._body_6303`` for the same loop body traced again), the values held in
+constants (an unseeded initializer draws a new seed constant at every build)
+and the instance keys of collective ops (a per-process counter with ranks):
 what TensorBoard draws is the same. Checkpoints and their ``.meta`` files, which
 hold the exact graph of each checkpoint, are written as by the stock hook.
 """
@@ -54,6 +55,8 @@ class _Canonicalizer(object):
             tensor = node.attr["value"].tensor
             tensor.CopyFrom(tensor_pb2.TensorProto(dtype=tensor.dtype,
                                                    tensor_shape=tensor.tensor_shape))
+        if "instance_key" in node.attr:  # collectives: a process-wide counter
+            node.attr["instance_key"].i = 0
         for value in node.attr.values():
             if value.HasField("func"):
                 value.func.name = self.text(value.func.name)

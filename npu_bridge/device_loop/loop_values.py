@@ -8,6 +8,8 @@ for the body tensors.
 
 import tensorflow as tf
 
+from npu_bridge.device_loop.read_order import ancestors
+
 
 def mirror(value, name):
     """A local variable holding ``value``'s latest result, readable after the loop."""
@@ -22,26 +24,14 @@ def mirror(value, name):
     return var, var.assign(value, read_value=False)
 
 
-def _ancestors(ops):
-    seen, stack = set(), list(ops)
-    while stack:
-        op = stack.pop()
-        if op in seen:
-            continue
-        seen.add(op)
-        stack.extend(t.op for t in op.inputs)
-        stack.extend(op.control_inputs)
-    return seen
-
-
 def read_after(values, update_op):
     """Make the variable reads behind metric ``values`` wait for this step's update.
 
     Metric value tensors read their variables without any ordering against the
     update op; inside a loop body that race would leave a stale value.
     """
-    before_update = _ancestors([update_op])
-    for op in _ancestors([tf.convert_to_tensor(v).op for v in values]):
+    before_update = ancestors([update_op])
+    for op in ancestors([tf.convert_to_tensor(v).op for v in values]):
         if op.type == "ReadVariableOp" and op not in before_update:
             op._add_control_input(update_op)  # pylint: disable=protected-access
 

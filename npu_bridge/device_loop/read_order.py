@@ -30,7 +30,8 @@ import tensorflow as tf
 from tensorflow.python.ops import gen_array_ops
 
 
-def _ancestors(ops):
+def ancestors(ops):
+    """Every op that ``ops`` depend on (data and control edges), ``ops`` included."""
     seen, stack = set(), list(ops)
     while stack:
         op = stack.pop()
@@ -67,8 +68,8 @@ def order_reads_after(values, after, step_values=()):
     Returns ``values``, each copied if it depends on a reference variable.
     """
     after_ops = _as_ops(after)
-    step_ops = _ancestors(after_ops + _as_ops([v for v in step_values if v is not None]))
-    host_ops = _ancestors([v.op for v in values])
+    step_ops = ancestors(after_ops + _as_ops([v for v in step_values if v is not None]))
+    host_ops = ancestors([v.op for v in values])
     touches_ref = False
     fresh_reads = {}
     for op in host_ops:

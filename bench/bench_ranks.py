@@ -10,62 +10,24 @@ unfused, and the collective overhead over 1 rank.
 """
 
 import argparse
-import os
 import re
-import subprocess
 import sys
-import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from rank_mlp import run_ranks, time_mlp_steps  # bench/ is the script's folder
 
 
 def worker(args):
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    import tensorflow as tf
-
-    from npu_bridge.distributed import collectives, runtime
-    from npu_bridge.distributed.broadcast_hook import npu_hooks_append
-    from npu_bridge.distributed.optimizer import NPUDistributedOptimizer
-
-    tf.compat.v1.disable_eager_execution()
-    info = runtime.rank_info()
-    with tf.compat.v1.Graph().as_default():
-        x = tf.random.normal([args.batch, args.width], seed=info.rank_id)
-        h = x
-        for i in range(args.layers):
-            h = tf.compat.v1.layers.dense(h, args.width, activation=tf.nn.relu, name="l%d" % i)
-        loss = tf.reduce_mean(tf.square(h))
-        opt = NPUDistributedOptimizer(tf.compat.v1.train.GradientDescentOptimizer(0.01))
-        train = opt.minimize(loss, global_step=tf.compat.v1.train.get_or_create_global_step())
-        with tf.compat.v1.train.MonitoredTrainingSession(
-                master=runtime.ensure_server() or "", is_chief=True,
-                hooks=npu_hooks_append([]), config=runtime.session_config_for_rank(),
-                save_summaries_steps=None, save_summaries_secs=None,
-                log_step_count_steps=None) as sess:
-            for _ in range(args.warmup):
-                sess.run(train)
-            start = time.perf_counter()
-            for _ in range(args.steps):
-                sess.run(train)
-            elapsed = time.perf_counter() - start
-        collectives.barrier()
+    def optimizer(tf):
+        from npu_bridge.distributed.optimizer import NPUDistributedOptimizer
+        return NPUDistributedOptimizer(tf.compat.v1.train.GradientDescentOptimizer(0.01))
+    info, step_ms, _ = time_mlp_steps(args, optimizer)
     if info.rank_id == 0:
-        print("STEP_MS %.3f" % (1000.0 * elapsed / args.steps), flush=True)
+        print("STEP_MS %.3f" % step_ms, flush=True)
 
 
 def measure(nproc, fused, args):
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""),
-               NPU_BRIDGE_GRAD_FUSION="1" if fused else "0", TF_CPP_MIN_LOG_LEVEL="2")
-    for name in ("RANK_SIZE", "RANK_ID", "NPU_BRIDGE_HOSTS", "TF_CONFIG"):
-        env.pop(name, None)
-    script = [os.path.abspath(__file__), "--worker"] + [
-        "--%s=%s" % (k, getattr(args, k)) for k in ("layers", "width", "batch", "steps", "warmup")]
-    if nproc == 1:
-        cmd = [sys.executable] + script
-    else:
-        cmd = [sys.executable, "-m", "npu_bridge.launch", "-n", str(nproc)] + script
-    out = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True,
-                         timeout=600, start_new_session=True)
+    out = run_ranks(__file__, nproc, args,
+                    extra_env={"NPU_BRIDGE_GRAD_FUSION": "1" if fused else "0"}, timeout=600)
     found = re.findall(r"STEP_MS ([0-9.]+)", out.stdout)
     if out.returncode != 0 or not found:
         raise RuntimeError("run failed (%d ranks, fused=%s):\n%s%s"

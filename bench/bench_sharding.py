@@ -10,70 +10,25 @@ include that contention.
 """
 
 import argparse
-import os
 import re
-import subprocess
 import sys
-import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from rank_mlp import run_ranks, time_mlp_steps  # bench/ is the script's folder
 
 
 def worker(args):
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    import tensorflow as tf
-
-    from npu_bridge.distributed import collectives, runtime
-    from npu_bridge.distributed.broadcast_hook import npu_hooks_append
-    from npu_bridge.distributed.optimizer import NPUDistributedOptimizer
-
-    tf.compat.v1.disable_eager_execution()
-    info = runtime.rank_info()
-    with tf.compat.v1.Graph().as_default():
-        x = tf.random.normal([args.batch, args.width], seed=info.rank_id)
-        h = x
-        for i in range(args.layers):
-            h = tf.compat.v1.layers.dense(h, args.width, activation=tf.nn.relu, name="l%d" % i)
-        loss = tf.reduce_mean(tf.square(h))
-        inner = tf.compat.v1.train.AdamOptimizer(1e-3)
-        opt = NPUDistributedOptimizer(inner, is_weight_update_sharding=args.sharded)
-        train = opt.minimize(loss, global_step=tf.compat.v1.train.get_or_create_global_step())
-        state = tf.compat.v1.global_variables() + tf.compat.v1.local_variables()
-        model = set(id(v) for v in tf.compat.v1.trainable_variables())
-        opt_bytes = sum(v.shape.num_elements() * v.dtype.base_dtype.size for v in state
-                        if id(v) not in model and "global_step" not in v.op.name)
-        with tf.compat.v1.train.MonitoredTrainingSession(
-                master=runtime.ensure_server() or "", is_chief=True,
-                hooks=npu_hooks_append([]), config=runtime.session_config_for_rank(),
-                save_summaries_steps=None, save_summaries_secs=None,
-                log_step_count_steps=None) as sess:
-            for _ in range(args.warmup):
-                sess.run(train)
-            start = time.perf_counter()
-            for _ in range(args.steps):
-                sess.run(train)
-            elapsed = time.perf_counter() - start
-        collectives.barrier()
+    def optimizer(tf):
+        from npu_bridge.distributed.optimizer import NPUDistributedOptimizer
+        return NPUDistributedOptimizer(tf.compat.v1.train.AdamOptimizer(1e-3),
+                                       is_weight_update_sharding=args.sharded)
+    info, step_ms, opt_bytes = time_mlp_steps(args, optimizer)
     print("OPT_BYTES rank=%d %d" % (info.rank_id, opt_bytes), flush=True)
     if info.rank_id == 0:
-        print("STEP_MS %.3f" % (1000.0 * elapsed / args.steps), flush=True)
+        print("STEP_MS %.3f" % step_ms, flush=True)
 
 
 def measure(nproc, sharded, args):
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""),
-               TF_CPP_MIN_LOG_LEVEL="2")
-    for name in ("RANK_SIZE", "RANK_ID", "NPU_BRIDGE_HOSTS", "TF_CONFIG"):
-        env.pop(name, None)
-    script = [os.path.abspath(__file__), "--worker"] + [
-        "--%s=%s" % (k, getattr(args, k)) for k in ("layers", "width", "batch", "steps", "warmup")]
-    if sharded:
-        script.append("--sharded")
-    if nproc == 1:
-        cmd = [sys.executable] + script
-    else:
-        cmd = [sys.executable, "-m", "npu_bridge.launch", "-n", str(nproc)] + script
-    out = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True,
-                         timeout=900, start_new_session=True)
+    out = run_ranks(__file__, nproc, args, extra_args=["--sharded"] if sharded else [])
     step = re.findall(r"STEP_MS ([0-9.]+)", out.stdout)
     mem = [int(b) for b in re.findall(r"OPT_BYTES rank=\d+ (\d+)", out.stdout)]
     if out.returncode != 0 or not step or len(mem) != nproc:

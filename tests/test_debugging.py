@@ -14,9 +14,9 @@ from conftest import FEATURES, make_data
 from npu_bridge.core.config import ASCEND_ONLY_DEFAULTS
 from npu_bridge.debugging import compare
 from npu_bridge.debugging.capture import op_name
-from npu_bridge.debugging.estimator_hooks import training_hooks
+from npu_bridge.debugging.estimator_hooks import single_steps, training_hooks
 from npu_bridge.debugging.step_ranges import StepRanges
-from npu_bridge.device_loop import loop_hooks
+from npu_bridge.device_loop import plan
 from npu_bridge.npu_init import DumpConfig, NPUEstimator, NPURunConfig, ProfilingConfig
 
 BATCH = 4
@@ -92,7 +92,7 @@ def test_step_ranges_follow_the_original_syntax():
     assert steps.next_at_or_after(6) == 10 and steps.next_at_or_after(21) is None
     # A run of 100 from step 1 stops before step 5; step 5 runs alone.
     assert [steps.run_size(100, s) for s in (1, 5, 6, 21)] == [4, 1, 4, 100]
-    assert loop_hooks.next_run_size(100, 1, None, 100, [steps]) == 4
+    assert plan.next_run_size(100, 1, None, 100, [steps]) == 4
     assert 123 in StepRanges(None)
     for bad in ("1,2", "5-3", "a", ""):
         with pytest.raises(ValueError, match="dump_step"):
@@ -108,10 +108,10 @@ def test_debug_options_have_meaning_and_cost_nothing_when_off(tmp_path):
         tf.compat.v1.train.create_global_step()
         assert training_hooks(NPURunConfig(), str(tmp_path)) == []
         assert training_hooks(NPURunConfig(dump_config=DumpConfig()), str(tmp_path)) == []
-        assert not tf.compat.v1.get_collection(loop_hooks.LOOP_SINGLE_STEPS)
+        assert single_steps(NPURunConfig(dump_config=DumpConfig())) is None
         hooks = training_hooks(NPURunConfig(enable_exception_dump=1), str(tmp_path))
         assert [type(h).__name__ for h in hooks] == ["OverflowHook"]
-        assert tf.compat.v1.get_collection(loop_hooks.LOOP_SINGLE_STEPS) == ["*"]
+        assert single_steps(NPURunConfig(enable_exception_dump=1)).every_step
     plain = NPURunConfig()
     assert plain.session_config is None or not plain.session_config.graph_options.rewrite_options.remapping
     dumping = NPURunConfig(dump_config=DumpConfig(enable_dump=True))

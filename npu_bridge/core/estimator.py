@@ -5,37 +5,25 @@ What differs from the stock Estimator is only how the graph for one
 go with it; sessions, checkpoints, hooks and exports are the stock ones.
 """
 
-import numbers
+import contextlib
 import os
 
 import tensorflow as tf
-from tensorflow_estimator.python.estimator import estimator as estimator_lib
-from tensorflow_estimator.python.estimator import model_fn as model_fn_lib
-from tensorflow.python.training import training_util
 
 from npu_bridge.core import checkpoint_saver
 from npu_bridge.core.config import NPURunConfig
 from npu_bridge.core import user_errors
 from npu_bridge.core.graceful_stop import GracefulStop
-from npu_bridge.debugging.estimator_hooks import training_hooks as _debugging_hooks
+from npu_bridge.debugging import estimator_hooks as debugging
 from npu_bridge.device_loop import loop_hooks
 from npu_bridge.device_loop.builder import ProgramBuilder, resource_variables
+from npu_bridge.device_loop.outfeed import HostCallHook, RecordsBeforeCheckpoint
+from npu_bridge.device_loop.plan import plan_evaluation, plan_training
 from npu_bridge.distributed import estimator_support as _ranks
 from npu_bridge.distributed.rank_watchdog import watchdog_hooks
-from npu_bridge.device_loop.outfeed import HostCallHook, RecordsBeforeCheckpoint
+from npu_bridge.tf_private import estimator as estimator_lib
 
-ModeKeys = model_fn_lib.ModeKeys
-
-
-def _check_steps(name, steps):
-    """A step count is None or a positive int (a float such as 2.5 never lands exactly)."""
-    if steps is None:
-        return
-    if isinstance(steps, bool) or not isinstance(steps, numbers.Integral):
-        raise TypeError("%s must be a positive int or None; got %s %r."
-                        % (name, type(steps).__name__, steps))
-    if steps <= 0:
-        raise ValueError("%s must be > 0; got %d." % (name, steps))
+ModeKeys = tf.estimator.ModeKeys
 
 
 def _host_hooks(hooks):
@@ -91,6 +79,7 @@ class NPUEstimator(estimator_lib.Estimator):
                     "and %r in config." % (model_dir, config.model_dir))
             model_dir = None  # the same folder ('x/' and 'x'): the config's spelling
         self._job_start_file = job_start_file
+        self._plan = None  # the LoopPlan of the train()/evaluate() call in progress
         user_errors.remember_py_func_errors()
         config = _ranks.rank_run_config(config)  # ranks: own server, rank-0-only saving
         super(NPUEstimator, self).__init__(
@@ -100,18 +89,24 @@ class NPUEstimator(estimator_lib.Estimator):
     def _assert_members_are_not_overridden(self):
         """NPUEstimator deliberately overrides how train/eval graphs are built."""
 
-    @property
-    def _iterations_per_loop(self):
-        return getattr(self._config, "iterations_per_loop", 1)
+    @contextlib.contextmanager
+    def _running(self, plan):
+        """The plan of the train()/evaluate() call in progress (calls may nest:
+        train_and_evaluate evaluates from inside train)."""
+        outer, self._plan = self._plan, plan
+        try:
+            yield plan
+        finally:
+            self._plan = outer
 
-    def _builder(self):
+    def _builder(self, plan):
         def call_model_fn(features, labels, mode):
             return self._call_model_fn(features, labels, mode, self.config)
-        return ProgramBuilder(call_model_fn, self._iterations_per_loop,
-                              checkpoint_every=self._config.save_checkpoints_steps)
+        return ProgramBuilder(call_model_fn, plan)
 
     def _create_global_step(self, graph):
-        if self._iterations_per_loop == 1:
+        plan = self._plan
+        if plan is None or not plan.loops:
             return super(NPUEstimator, self)._create_global_step(graph)
         with resource_variables():  # the loop body increments it
             return super(NPUEstimator, self)._create_global_step(graph)
@@ -124,7 +119,9 @@ class NPUEstimator(estimator_lib.Estimator):
         SIGTERM/SIGINT end training after the current loop with a checkpoint and
         every host_call record, then exit as the signal asks (``graceful_stop``).
         """
-        with GracefulStop() as stop:
+        plan = plan_training(self._config, steps, max_steps,
+                             single_steps=debugging.single_steps(self._config))
+        with self._running(plan), GracefulStop() as stop:
             result = super(NPUEstimator, self).train(
                 input_fn, hooks=_ranks.rank_train_hooks(hooks) + [stop.hook()] + watchdog_hooks(),
                 steps=steps,
@@ -135,42 +132,40 @@ class NPUEstimator(estimator_lib.Estimator):
         return result
 
     def _convert_train_steps_to_hooks(self, steps, max_steps):
-        _check_steps("train() steps", steps)
-        _check_steps("train() max_steps", max_steps)
-        if steps is None and max_steps is None:
-            return []
-        return [loop_hooks.StepLimitHook(num_steps=steps, last_step=max_steps)]
+        """None here: the plan's step hooks are added once the loop is built."""
+        return []
 
     def _train_model_default(self, input_fn, hooks, saving_listeners):
+        plan = self._plan
         with tf.Graph().as_default() as graph, graph.device(self._device_fn):
             tf.compat.v1.random.set_random_seed(self._config.tf_random_seed)
             global_step = self._create_and_assert_global_step(graph)
             if global_step is not None:
-                training_util._get_or_create_global_step_read(graph)  # pylint: disable=protected-access
-            program = self._builder().train(self._call_input_fn(input_fn, ModeKeys.TRAIN),
-                                            outer_hooks=hooks)
-            worker_hooks = list(program.hooks) + _debugging_hooks(self._config, self._model_dir)
-            if program.looped:
-                if not any(isinstance(h, loop_hooks.StepLimitHook) for h in hooks):
-                    worker_hooks.append(loop_hooks.CheckpointAlignHook())
-                every = self._config.log_step_count_steps
-                if every:
-                    worker_hooks.append(loop_hooks.LoopLoggingHook(program.spec.loss, every))
-                    if self._config.is_chief:
-                        worker_hooks.append(tf.compat.v1.train.StepCounterHook(
-                            every_n_steps=every, output_dir=self._model_dir))
-            return self._train_with_estimator_spec(
-                program.spec, worker_hooks, hooks,
-                tf.compat.v1.train.get_global_step(graph), saving_listeners)
+                estimator_lib.get_or_create_global_step_read(graph)
+            program = self._builder(plan).train(self._call_input_fn(input_fn, ModeKeys.TRAIN),
+                                                outer_hooks=hooks)
+            limit, align = loop_hooks.training_loop_hooks(plan, program.loop)
+            hooks = list(hooks) + limit
+            worker_hooks = (list(program.hooks) + debugging.training_hooks(
+                self._config, self._model_dir, plan, program.loop) + align)
+            if program.loop is not None and plan.log_every:
+                worker_hooks.append(loop_hooks.LoopLoggingHook(program.spec.loss, plan,
+                                                               program.loop))
+                if self._config.is_chief:
+                    worker_hooks.append(tf.compat.v1.train.StepCounterHook(
+                        every_n_steps=plan.log_every, output_dir=self._model_dir))
+            return self._run_training(program, worker_hooks, hooks,
+                                      tf.compat.v1.train.get_global_step(graph),
+                                      saving_listeners)
 
-    def _train_with_estimator_spec(self, estimator_spec, worker_hooks, hooks,
-                                   global_step_tensor, saving_listeners):
-        looped = bool(tf.compat.v1.get_collection(loop_hooks.LOOP_ITERATIONS))
+    def _run_training(self, program, worker_hooks, hooks, global_step_tensor,
+                      saving_listeners):
+        """The stock Estimator's training session for ``program``, with host_calls drained."""
         config = self._config
-        if looped:
+        if program.loop is not None:
             # Logging and step counting are replaced by step-aware hooks.
             self._config = config.replace(log_step_count_steps=None)
-        estimator_spec = self._with_checkpoint_saver(estimator_spec, worker_hooks + list(hooks))
+        estimator_spec = self._with_checkpoint_saver(program.spec, worker_hooks + list(hooks))
         parent = super(NPUEstimator, self)._train_with_estimator_spec
         host_hooks = _host_hooks(worker_hooks)
         for hook in host_hooks:
@@ -198,13 +193,18 @@ class NPUEstimator(estimator_lib.Estimator):
 
     # ---- evaluation -----------------------------------------------------
 
-    def _convert_eval_steps_to_hooks(self, steps):
-        _check_steps("evaluate() steps", steps)
-        return [loop_hooks.EvalStepLimitHook(num_evals=steps)]
+    def evaluate(self, input_fn, steps=None, hooks=None, checkpoint_path=None, name=None):
+        """Estimator.evaluate, N eval steps per ``Session.run`` (metrics updated every step)."""
+        with self._running(plan_evaluation(self._config, steps)):
+            # ``steps`` lives in the plan; the plan's hook stops after that many.
+            return super(NPUEstimator, self).evaluate(
+                input_fn, steps=None, hooks=hooks, checkpoint_path=checkpoint_path, name=name)
 
     def _call_model_fn_eval(self, input_fn, config):
-        program = self._builder().evaluate(self._call_input_fn(input_fn, ModeKeys.EVAL))
-        return (program.spec.scaffold, program.spec.evaluation_hooks, program.hooks,
+        plan = self._plan
+        program = self._builder(plan).evaluate(self._call_input_fn(input_fn, ModeKeys.EVAL))
+        hooks = list(program.hooks) + [loop_hooks.EvalStepLimitHook(plan, program.loop)]
+        return (program.spec.scaffold, program.spec.evaluation_hooks, hooks,
                 program.update_op, program.eval_dict)
 
     def _evaluate_run(self, checkpoint_path, scaffold, update_op, eval_dict,

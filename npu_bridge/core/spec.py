@@ -2,7 +2,7 @@
 
 from tensorflow_estimator.python.estimator import model_fn as model_fn_lib
 
-from npu_bridge.core.host_call import validate_host_call
+from npu_bridge.device_loop.host_call import validate_host_call
 
 
 class NPUEstimatorSpec(model_fn_lib.EstimatorSpec):

@@ -18,8 +18,8 @@ added when they are off, so a normal run pays nothing.
 * ``estimator_hooks``: which of these hooks a run config asks for.
 
 With the device loop (iterations_per_loop > 1) a dumped or checked step runs
-as its own single-step ``Session.run``: the loop hooks cut runs there
-(``device_loop.loop_hooks.LOOP_SINGLE_STEPS``), so each dump holds exactly one
-step. Profiles do not cut runs: they trace the runs as they really happen.
+as its own single-step ``Session.run``: ``estimator_hooks.single_steps`` goes
+into the train() call's loop plan, whose runs are cut there, so each dump
+holds exactly one step. Profiles do not cut runs: they trace the runs as they really happen.
 See docs/debugging.md.
 """

@@ -1,8 +1,9 @@
 """Which debugging hooks a run config asks for (none when dumping and profiling are off).
 
-Called by NPUEstimator while it builds the training graph. Only the writer
-rank (rank 0) dumps and profiles; every rank cuts its device-loop runs alike
-at dumped steps, so collectives stay in step.
+NPUEstimator asks ``single_steps(config)`` when it plans a train() call (the
+plan's runs are cut so that each such step runs alone, on every rank, so
+collectives stay in step) and ``training_hooks(...)`` once the graph is built.
+Only the writer rank (rank 0) dumps and profiles.
 """
 
 import os
@@ -13,33 +14,49 @@ from npu_bridge.debugging.dump import OpDumpHook
 from npu_bridge.debugging.overflow import OverflowHook
 from npu_bridge.debugging.profile import ProfileHook, parse_profiling_options, profile_steps
 from npu_bridge.debugging.step_ranges import StepRanges
-from npu_bridge.device_loop import loop_hooks
 from npu_bridge.distributed import runtime
 
 DEFAULT_DUMP_FOLDER = "npu_dump"
 
 
-def training_hooks(config, model_dir):
-    """SessionRunHooks for ``config``'s dump_config, enable_exception_dump and profiling_config."""
-    hooks = []
+def _dumping(config):
     dump = getattr(config, "dump_config", None)
-    dumping = dump is not None and dump.enable_dump
-    checking = ((dump is not None and dump.enable_dump_debug)
-                or bool(getattr(config, "enable_exception_dump", 0)))
-    if dumping or checking:
-        steps = StepRanges(dump.dump_step if dump is not None else None)
-        # Every rank cuts its loop runs here; the loop hooks read it.
-        tf.compat.v1.add_to_collection(loop_hooks.LOOP_SINGLE_STEPS,
-                                       steps.text if steps.text is not None else "*")
+    return dump is not None and dump.enable_dump
+
+
+def _checking(config):
+    dump = getattr(config, "dump_config", None)
+    return ((dump is not None and dump.enable_dump_debug)
+            or bool(getattr(config, "enable_exception_dump", 0)))
+
+
+def single_steps(config):
+    """The StepRanges of steps that must run as a Session.run of their own, or None."""
+    if not (_dumping(config) or _checking(config)):
+        return None
+    dump = getattr(config, "dump_config", None)
+    return StepRanges(dump.dump_step if dump is not None else None)
+
+
+def training_hooks(config, model_dir, plan=None, loop=None):
+    """SessionRunHooks for ``config``'s dump_config, enable_exception_dump and profiling_config.
+
+    ``plan`` and ``loop``: the train() call's LoopPlan and the built loop's
+    LoopTensors (None: one step per run).
+    """
+    hooks = []
+    steps = single_steps(config)
+    if steps is not None:
+        dump = config.dump_config
         path = (dump.dump_path if dump is not None and dump.dump_path
                 else os.path.join(model_dir, DEFAULT_DUMP_FOLDER))
         if runtime.is_writer_rank():
             what = []
-            if dumping:
-                hooks.append(OpDumpHook(path, steps, dump.dump_mode))
+            if _dumping(config):
+                hooks.append(OpDumpHook(path, steps, dump.dump_mode, loop))
                 what.append("op dumps (%s)" % dump.dump_mode)
-            if checking:
-                hooks.append(OverflowHook(path, steps))
+            if _checking(config):
+                hooks.append(OverflowHook(path, steps, loop))
                 what.append("overflow checks")
             tf.compat.v1.logging.info(
                 "DumpConfig: %s at %s into %s; under the device loop each of these steps "
@@ -47,5 +64,7 @@ def training_hooks(config, model_dir):
     profiling = getattr(config, "profiling_config", None)
     if profiling is not None and profiling.enable_profiling and runtime.is_writer_rank():
         options = parse_profiling_options(profiling.profiling_options)
-        hooks.append(ProfileHook(options.get("output") or model_dir, profile_steps(options)))
+        run_size = plan.iterations if plan is not None and loop is not None else 1
+        hooks.append(ProfileHook(options.get("output") or model_dir, profile_steps(options),
+                                 run_size, loop))
     return hooks

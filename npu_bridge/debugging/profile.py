@@ -22,7 +22,7 @@ import json
 import tensorflow as tf
 
 from npu_bridge.debugging.step_ranges import StepRanges
-from npu_bridge.device_loop import loop_hooks
+from npu_bridge.device_loop.loop_hooks import RunSteps
 
 DEFAULT_STEPS = "1-5"
 _HONOURED = ("output", "steps")
@@ -64,23 +64,25 @@ def profile_steps(options):
 
 
 class ProfileHook(tf.compat.v1.train.SessionRunHook):
-    """Traces the runs that hold the steps of each range in ``steps`` into ``logdir``."""
+    """Traces the runs that hold the steps of each range in ``steps`` into ``logdir``.
 
-    def __init__(self, logdir, steps):
+    ``run_size``: the most steps one run makes (N under the device loop);
+    ``loop``: the built loop's LoopTensors, None for one step per run.
+    """
+
+    def __init__(self, logdir, steps, run_size=1, loop=None):
         self._logdir = logdir
         self._pending = steps.ranges if not steps.every_step else [(0, float("inf"))]
+        self._run_size = run_size
+        self._run_steps = RunSteps(loop)
         self._tracing = None  # the range being traced
         self.traced = []      # (first step, step after the last run) per trace
 
     def begin(self):
-        self._global_step = tf.compat.v1.train.get_global_step()
-        items = tf.compat.v1.get_collection(loop_hooks.LOOP_GLOBAL_STEP)
-        self._step_after = items[0] if items else None
-        iterations = tf.compat.v1.get_collection(loop_hooks.LOOP_ITERATIONS)
-        self._run_size = loop_hooks.loop_size(iterations[0]) if iterations else 1
+        self._run_steps.begin()
 
     def after_create_session(self, session, coord):
-        self._step = int(session.run(self._global_step))
+        self._step = self._run_steps.start(session)
         self._pending = [(first, last) for first, last in self._pending if last >= self._step]
 
     def before_run(self, run_context):
@@ -88,13 +90,11 @@ class ProfileHook(tf.compat.v1.train.SessionRunHook):
             first, last = self._pending[0]
             if first <= self._step + self._run_size - 1:
                 self._start(self._pending.pop(0))
-        return tf.compat.v1.train.SessionRunArgs(self._step_after)
+        return tf.compat.v1.train.SessionRunArgs(self._run_steps.fetch)
 
     def after_run(self, run_context, run_values):
-        if self._step_after is not None:
-            self._step = int(run_values.results)
-        elif self._tracing is not None or self._pending:
-            self._step = int(run_context.session.run(self._global_step))
+        if self._run_steps.fetch is not None or self._tracing is not None or self._pending:
+            self._step = self._run_steps.finish(run_context, run_values.results)
         if self._tracing is not None and self._step > self._tracing[1]:
             self._stop()
 

@@ -10,7 +10,10 @@ the loop counter), which keeps results identical to N separate runs.
 
 The loop's results that the Estimator and hooks fetch afterwards (the last
 loss, metric values, tensors held by model_fn's hooks) are copied out of the
-body by ``loop_values``.
+body by ``loop_values``. How many steps a run may make and the outfeed's
+bounds come from the call's ``LoopPlan``; the built program hands the hooks
+the loop's tensors (``plan.LoopTensors``) rather than leaving them in the graph
+for someone to look up.
 """
 
 import collections
@@ -23,17 +26,18 @@ from tensorflow_estimator.python.estimator import estimator as estimator_lib
 from tensorflow_estimator.python.estimator import model_fn as model_fn_lib
 from tensorflow_estimator.python.estimator import util as estimator_util
 
-from npu_bridge.device_loop import loop_hooks
 from npu_bridge.distributed import runtime
 from npu_bridge.device_loop.loop_values import (
     HookTensors, NamedValues, TrainingRunHook, mirror, read_after)
 from npu_bridge.device_loop.outfeed import HostCallHook, Outfeed, anchor
+from npu_bridge.device_loop.plan import LoopTensors
 
 ModeKeys = model_fn_lib.ModeKeys
 
-# What a built program hands back to the estimator.
+# What a built program hands back to the estimator; ``loop`` is a LoopTensors,
+# or None when each Session.run makes one step.
 Program = collections.namedtuple(
-    "Program", ["spec", "hooks", "update_op", "eval_dict", "looped"])
+    "Program", ["spec", "hooks", "update_op", "eval_dict", "loop"])
 
 
 @contextlib.contextmanager
@@ -64,12 +68,12 @@ def _host_call(spec):
     return getattr(spec, "host_call", None)
 
 
-def _attach_outfeed(spec, after):
+def _attach_outfeed(spec, after, bounds):
     """(outfeed, enqueue op) sending the spec's host_call values after ``after``, or Nones."""
     host_call = _host_call(spec)
     if host_call is None:
         return None, None
-    outfeed = Outfeed(host_call)
+    outfeed = Outfeed(host_call, bounds)
     enqueue = outfeed.enqueue(after, step_values=[spec.loss])
     return outfeed, enqueue
 
@@ -96,22 +100,21 @@ class ProgramBuilder(object):
     """Builds train/eval programs for an estimator's model_fn and input_fn.
 
     ``call_model_fn(features, labels, mode)`` calls the user's model_fn;
-    ``iterations`` is N. Looping needs input_fn to return a tf.data.Dataset;
-    with tensors the program runs one step per Session.run.
+    ``plan`` is the call's LoopPlan. Looping needs input_fn to return a
+    tf.data.Dataset; with tensors the program runs one step per Session.run.
     """
 
-    def __init__(self, call_model_fn, iterations, checkpoint_every=None):
+    def __init__(self, call_model_fn, plan):
         self._call_model_fn = call_model_fn
-        self._iterations = iterations
-        self._checkpoint_every = checkpoint_every
+        self._plan = plan
 
     def _input(self, input_result, mode):
-        looped = self._iterations > 1 and _is_dataset(input_result)
-        if self._iterations > 1 and not looped:
+        looped = self._plan.loops and _is_dataset(input_result)
+        if self._plan.loops and not looped:
             tf.compat.v1.logging.warning(
                 "iterations_per_loop=%d needs input_fn to return a tf.data.Dataset; it "
                 "returned %s, so %s runs one step per Session.run.",
-                self._iterations, type(input_result).__name__, mode)
+                self._plan.iterations, type(input_result).__name__, mode)
         if not looped:
             features, labels, hooks = estimator_util.parse_input_fn_result(input_result)
             return False, (features, labels), hooks
@@ -125,21 +128,21 @@ class ProgramBuilder(object):
         looped, source, hooks = self._input(input_result, ModeKeys.TRAIN)
         if not looped:
             spec = self._call_model_fn(source[0], source[1], ModeKeys.TRAIN)
-            outfeed, enqueue = _attach_outfeed(spec, [spec.train_op])
+            outfeed, enqueue = _attach_outfeed(spec, [spec.train_op], self._plan.outfeed)
             if enqueue is not None:
                 spec = spec._replace(train_op=tf.group(spec.train_op, enqueue))
             _finish_outfeed(outfeed, hooks)
-            return Program(spec, hooks, None, None, False)
+            return Program(spec, hooks, None, None, None)
 
         built = {}
         iterations = tf.compat.v1.placeholder_with_default(
-            tf.constant(self._iterations), [], name="iterations_per_loop")
+            tf.constant(self._plan.iterations), [], name="iterations_per_loop")
 
         def body(i):
             features, labels = estimator_util.parse_iterator_result(source.get_next())
             spec = self._call_model_fn(features, labels, ModeKeys.TRAIN)
             after = [spec.train_op]
-            outfeed, enqueue = _attach_outfeed(spec, [spec.train_op])
+            outfeed, enqueue = _attach_outfeed(spec, [spec.train_op], self._plan.outfeed)
             if enqueue is not None:
                 after.append(enqueue)
             last_loss, keep_loss = mirror(spec.loss, "npu_loop_last_loss")
@@ -165,17 +168,12 @@ class ProgramBuilder(object):
             loss = tf.identity(built["last_loss"].read_value(), name="last_loss")
             step_after = tf.identity(
                 tf.compat.v1.train.get_global_step().read_value(), name="global_step_after")
-        tf.compat.v1.add_to_collection(loop_hooks.LOOP_ITERATIONS, iterations)
-        tf.compat.v1.add_to_collection(loop_hooks.LOOP_GLOBAL_STEP, step_after)
-        if self._checkpoint_every:
-            tf.compat.v1.add_to_collection(loop_hooks.LOOP_CHECKPOINT_EVERY,
-                                           self._checkpoint_every)
         _finish_outfeed(built["outfeed"], hooks)
         spec = model_fn_lib.EstimatorSpec(
             mode=ModeKeys.TRAIN, loss=loss, train_op=tf.group(done, step_after),
             training_hooks=inner.training_hooks,
             training_chief_hooks=inner.training_chief_hooks, scaffold=inner.scaffold)
-        return Program(spec, hooks, None, None, True)
+        return Program(spec, hooks, None, None, LoopTensors(iterations, step_after))
 
     # ---- evaluation -----------------------------------------------------
 
@@ -191,11 +189,11 @@ class ProgramBuilder(object):
         if not looped:
             spec, update_op, values = self._eval_step(*source)
             # "Sent after the loss is computed": the values wait for the metric updates.
-            outfeed, enqueue = _attach_outfeed(spec, [update_op])
+            outfeed, enqueue = _attach_outfeed(spec, [update_op], self._plan.outfeed)
             if enqueue is not None:
                 update_op = tf.group(update_op, enqueue)
             _finish_outfeed(outfeed, hooks)
-            return Program(spec, hooks, update_op, values, False)
+            return Program(spec, hooks, update_op, values, None)
 
         built = {}
         # The variable TensorFlow's multi-step eval hook sets before every run.
@@ -205,7 +203,7 @@ class ProgramBuilder(object):
             features, labels = estimator_util.parse_iterator_result(source.get_next())
             spec, update_op, values = self._eval_step(features, labels)
             after = [update_op]
-            outfeed, enqueue = _attach_outfeed(spec, [update_op])
+            outfeed, enqueue = _attach_outfeed(spec, [update_op], self._plan.outfeed)
             if enqueue is not None:
                 after.append(enqueue)
             mirrors = {}
@@ -223,8 +221,8 @@ class ProgramBuilder(object):
 
         with tf.name_scope("npu_eval_loop"), resource_variables():
             done = _loop(steps_per_run.read_value(), body)
-        tf.compat.v1.add_to_collection(loop_hooks.EVAL_STEPS_PER_RUN, self._iterations)
         _finish_outfeed(built["outfeed"], hooks)
         built["hook_tensors"].point_hooks_outside(done)
         eval_dict = {name: var.read_value() for name, var in built["mirrors"].items()}
-        return Program(built["spec"], hooks, tf.group(done), eval_dict, True)
+        return Program(built["spec"], hooks, tf.group(done), eval_dict,
+                       LoopTensors(steps_per_run, None))

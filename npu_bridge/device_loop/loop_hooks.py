@@ -1,52 +1,61 @@
 """Hooks that keep step counting exact when one Session.run runs N steps.
 
-The device loop publishes what these hooks need through graph collections
-(``LOOP_ITERATIONS``: the placeholder holding how many steps the next run
-makes; ``LOOP_GLOBAL_STEP``: the global step read after the loop). The hooks
-are built before the graph exists, so they look the collections up in
-``begin`` and behave as the stock hooks when no loop was built.
+Each hook is made after the program is built, from the call's ``LoopPlan``
+(N, the step limit, the checkpoint cadence, the steps that run alone) and
+the built loop's ``LoopTensors`` (the placeholder saying how many iterations
+the next run makes, the global step read after the loop); ``loop`` is None
+when each run makes one step, and the hooks then behave as the stock ones.
+``RunSteps`` is how any hook knows the global step before and after a run.
 """
 
 import time
 
 import tensorflow as tf
-from tensorflow.python.training import evaluation
 
-from npu_bridge.debugging.step_ranges import StepRanges
-
-LOOP_ITERATIONS = "npu_bridge_loop_iterations"
-LOOP_GLOBAL_STEP = "npu_bridge_loop_global_step"
-LOOP_CHECKPOINT_EVERY = "npu_bridge_loop_checkpoint_every"
-EVAL_STEPS_PER_RUN = "npu_bridge_eval_steps_per_run"
-# Steps that must run alone (dumps): "0|5|10-20" syntax, "*" for every step.
-LOOP_SINGLE_STEPS = "npu_bridge_loop_single_steps"
+from npu_bridge.tf_private.estimator import MultiStepStopAfterNEvalsHook
 
 
-def _collection_item(key):
-    items = tf.compat.v1.get_collection(key)
-    return items[0] if items else None
+class RunSteps(object):
+    """The global step before each run and after it, read the cheapest way.
 
+    With a device loop the step after the run is fetched with the run (the
+    loop's ``step_after``); with one step per run it is read after the run.
+    A hook calls ``begin()``, ``start(session)`` from after_create_session,
+    fetches ``fetch`` in before_run and calls ``finish(run_context, fetched)``.
+    """
 
-def _single_steps():
-    return [StepRanges(None if text == "*" else text)
-            for text in tf.compat.v1.get_collection(LOOP_SINGLE_STEPS)]
+    def __init__(self, loop):
+        self.fetch = loop.step_after if loop is not None else None
+        self.step = None
+
+    def begin(self):
+        self._global_step = tf.compat.v1.train.get_global_step()
+
+    def start(self, session):
+        self.step = int(session.run(self._global_step))
+        return self.step
+
+    def finish(self, run_context, fetched):
+        """Records and returns the global step after the run."""
+        if self.fetch is not None:
+            self.step = int(fetched)
+        else:
+            self.step = int(run_context.session.run(self._global_step))
+        return self.step
 
 
 class StepLimitHook(tf.compat.v1.train.StopAtStepHook):
     """StopAtStepHook that, under a device loop, sizes each run to land exactly.
 
     Each run makes ``min(N, steps left, steps to the next checkpoint)``
-    iterations, so train(steps=S) ends at exactly S more steps and
-    checkpoints fall on multiples of save_checkpoints_steps.
+    iterations (``LoopPlan.next_run_size``), so train(steps=S) ends at exactly
+    S more steps and checkpoints fall on multiples of save_checkpoints_steps.
     """
 
-    def begin(self):
-        super(StepLimitHook, self).begin()
-        self._iterations = _collection_item(LOOP_ITERATIONS)
-        self._step_after = _collection_item(LOOP_GLOBAL_STEP)
-        self._checkpoint_every = _collection_item(LOOP_CHECKPOINT_EVERY)
-        self._single_steps = _single_steps()
-        self._loop_size = loop_size(self._iterations) if self._iterations is not None else 1
+    def __init__(self, plan, loop):
+        super(StepLimitHook, self).__init__(num_steps=plan.steps, last_step=plan.max_steps)
+        self._plan = plan
+        self._loop = loop
 
     def after_create_session(self, session, coord):
         super(StepLimitHook, self).after_create_session(session, coord)
@@ -55,84 +64,74 @@ class StepLimitHook(tf.compat.v1.train.StopAtStepHook):
             self._last_step = self._step + self._num_steps
 
     def before_run(self, run_context):
-        if self._iterations is None:
+        if self._loop is None:
             return super(StepLimitHook, self).before_run(run_context)
         return tf.compat.v1.train.SessionRunArgs(
-            self._step_after, feed_dict={self._iterations: next_run_size(
-                self._loop_size, self._step, self._last_step, self._checkpoint_every,
-                self._single_steps)})
+            self._loop.step_after, feed_dict={self._loop.iterations: self._plan.next_run_size(
+                self._step, self._last_step)})
 
     def after_run(self, run_context, run_values):
-        if self._iterations is None:
+        if self._loop is None:
             return super(StepLimitHook, self).after_run(run_context, run_values)
         self._step = run_values.results
         if self._step >= self._last_step:
             run_context.request_stop()
 
 
-def loop_size(iterations):
-    """N, the loop length the placeholder defaults to."""
-    return int(tf.get_static_value(iterations.op.inputs[0]))
-
-
-def next_run_size(size, step, last_step, checkpoint_every, single_steps=()):
-    """Iterations for the next run: N, cut at the last step, the next checkpoint
-    and around steps that run alone (``single_steps``: StepRanges)."""
-    if last_step is not None:
-        size = min(size, last_step - step)
-    if checkpoint_every:
-        size = min(size, checkpoint_every - step % checkpoint_every)
-    for steps in single_steps:
-        size = steps.run_size(size, step)
-    return max(size, 1)
-
-
 class CheckpointAlignHook(tf.compat.v1.train.SessionRunHook):
-    """Without a step limit, still cut runs at checkpoint boundaries."""
+    """Without a step limit, still cut runs at checkpoints and around single steps."""
+
+    def __init__(self, plan, loop):
+        self._plan = plan
+        self._loop = loop
+        self._steps = RunSteps(loop)
 
     def begin(self):
-        self._iterations = _collection_item(LOOP_ITERATIONS)
-        self._step_after = _collection_item(LOOP_GLOBAL_STEP)
-        self._checkpoint_every = _collection_item(LOOP_CHECKPOINT_EVERY)
-        self._single_steps = _single_steps()
-        self._global_step = tf.compat.v1.train.get_global_step()
-        self._loop_size = loop_size(self._iterations)
+        self._steps.begin()
 
     def after_create_session(self, session, coord):
-        self._step = session.run(self._global_step)
+        self._steps.start(session)
 
     def before_run(self, run_context):
         return tf.compat.v1.train.SessionRunArgs(
-            self._step_after, feed_dict={self._iterations: next_run_size(
-                self._loop_size, self._step, None, self._checkpoint_every,
-                self._single_steps)})
+            self._steps.fetch, feed_dict={self._loop.iterations: self._plan.next_run_size(
+                self._steps.step)})
 
     def after_run(self, run_context, run_values):
-        self._step = run_values.results
+        self._steps.finish(run_context, run_values.results)
 
 
-class EvalStepLimitHook(evaluation._MultiStepStopAfterNEvalsHook):  # pylint: disable=protected-access
-    """Eval stop hook that learns N from the graph (1 when no eval loop was built)."""
+def training_loop_hooks(plan, loop):
+    """(hooks for train()'s own list, hooks for the worker list) that the plan asks for.
 
-    def begin(self):
-        steps_per_run = _collection_item(EVAL_STEPS_PER_RUN)
-        self._steps_per_run_initial_value = steps_per_run or 1
-        super(EvalStepLimitHook, self).begin()
+    The step limit goes where the stock Estimator puts its StopAtStepHook (after
+    the caller's hooks); without a limit, a looped run is still cut at
+    checkpoints.
+    """
+    limit = [StepLimitHook(plan, loop)] if plan.has_step_limit else []
+    align = [CheckpointAlignHook(plan, loop)] if loop is not None and not limit else []
+    return limit, align
+
+
+class EvalStepLimitHook(MultiStepStopAfterNEvalsHook):
+    """TensorFlow's multi-step eval hook, N eval steps per run (1 without an eval loop)."""
+
+    def __init__(self, plan, loop):
+        super(EvalStepLimitHook, self).__init__(
+            num_evals=plan.steps, steps_per_run=plan.iterations if loop is not None else 1)
 
 
 class LoopLoggingHook(tf.compat.v1.train.SessionRunHook):
-    """Logs loss, step and steps/sec every ``every_n_steps`` global steps.
+    """Logs loss, step and steps/sec every ``plan.log_every`` global steps.
 
     Replaces the Estimator's per-run LoggingTensorHook, which under a loop of
     N steps would log only every N * every_n_steps steps.
     """
 
-    def __init__(self, loss, every_n_steps):
+    def __init__(self, loss, plan, loop):
         self._loss = loss
-        self._every = every_n_steps
-
-    def begin(self):
-        self._step_after = _collection_item(LOOP_GLOBAL_STEP)
+        self._every = plan.log_every
+        self._step_after = loop.step_after
 
     def after_create_session(self, session, coord):
         self._last_step = None

@@ -21,6 +21,7 @@ and stops on the closed, empty queue. If fn's ops fail, the host thread keeps
 the error and closes the queue with pending enqueues cancelled, so a device
 loop blocked on a full queue ends at once and the error reaches the caller.
 """
+import collections
 import sys
 import threading
 import time
@@ -32,7 +33,7 @@ from tensorflow.python.ops import gen_summary_ops
 from tensorflow.python.ops import summary_ops_v2
 from tensorflow.python.ops import while_v2
 
-from npu_bridge.core.host_call import HostCall
+from npu_bridge.device_loop.host_call import HostCall
 from npu_bridge.device_loop.read_order import order_reads_after
 
 # Records kept in the queue are bounded by bytes as well as by count, so a
@@ -45,6 +46,13 @@ HOST_BLOCK = 64  # at most this many records per dequeue, when shapes are fixed
 # fn's writers are flushed this often while records arrive, so what is on disk
 # trails the device by about this much (and at every checkpoint, not at all).
 FLUSH_EVERY_SECS = 1.0
+
+OutfeedBounds = collections.namedtuple("OutfeedBounds", [
+    "queue_bytes", "max_records", "min_records", "host_chunk", "host_block",
+    "flush_every_secs"])
+# The bounds above, as a loop plan carries them (``plan.LoopPlan.outfeed``).
+DEFAULT_BOUNDS = OutfeedBounds(QUEUE_BYTES_BUDGET, MAX_QUEUE_RECORDS, MIN_QUEUE_RECORDS,
+                               HOST_CHUNK, HOST_BLOCK, FLUSH_EVERY_SECS)
 
 
 def _record_bytes(tensors):
@@ -109,10 +117,15 @@ def anchor(op):
 
 
 class Outfeed(object):
-    """Queue, host loop and shutdown ops for one host_call, built in the current graph."""
+    """Queue, host loop and shutdown ops for one host_call, built in the current graph.
 
-    def __init__(self, host_call, name="npu_outfeed"):
+    ``bounds`` (an ``OutfeedBounds``, from the loop plan) size the queue, the
+    host's blocks and runs, and the flush period.
+    """
+
+    def __init__(self, host_call, bounds=DEFAULT_BOUNDS, name="npu_outfeed"):
         self.host_call = host_call if isinstance(host_call, HostCall) else HostCall(host_call)
+        self.bounds = bounds
         self._name = name
         self._queue = None
 
@@ -134,8 +147,9 @@ class Outfeed(object):
     def _create_queue(self, values):
         shapes = [v.shape for v in values]
         fixed = all(s.is_fully_defined() for s in shapes)
-        capacity = int(min(MAX_QUEUE_RECORDS, max(
-            MIN_QUEUE_RECORDS, QUEUE_BYTES_BUDGET // _record_bytes(values))))
+        bounds = self.bounds
+        capacity = int(min(bounds.max_records, max(
+            bounds.min_records, bounds.queue_bytes // _record_bytes(values))))
         self.capacity = capacity
         self._static_shapes = shapes
         with tf.init_scope(), tf.name_scope(self._name):
@@ -159,7 +173,7 @@ class Outfeed(object):
         graph = tf.compat.v1.get_default_graph()
         writers_before = _writer_init_ops()
         fixed = all(s.is_fully_defined() for s in self._static_shapes)
-        block = max(1, min(HOST_BLOCK, self.capacity // 2)) if fixed else 1
+        block = max(1, min(self.bounds.host_block, self.capacity // 2)) if fixed else 1
         self.block = block
         # How many blocks (or single records) one host Session.run takes.
         self.runs_per_call = tf.compat.v1.placeholder(tf.int32, [], name=self._name + "_runs")
@@ -238,10 +252,10 @@ class HostCallHook(tf.compat.v1.train.SessionRunHook):
     left behind, and shows the resumed run's records in their place.
     """
 
-    def __init__(self, outfeed, chunk=HOST_CHUNK, flush_every_secs=FLUSH_EVERY_SECS):
+    def __init__(self, outfeed):
         self._outfeed = outfeed
-        self._chunk = chunk
-        self._flush_every = flush_every_secs
+        self._chunk = outfeed.bounds.host_chunk
+        self._flush_every = outfeed.bounds.flush_every_secs
         self._thread = None
         self._flusher = None
         self._stop_flusher = threading.Event()

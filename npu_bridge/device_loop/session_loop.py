@@ -18,9 +18,9 @@ before.  (For in-graph loops use NPUEstimator with iterations_per_loop, which
 builds the model inside its device loop.)
 """
 
-import numbers
-
 import tensorflow as tf
+
+from npu_bridge.common.checks import check_int
 
 _LOOPS_ATTR = "_npu_bridge_iteration_loops"
 
@@ -32,13 +32,7 @@ def _check_train_op(train_op):
 
 
 def _check_iterations(iterations_per_loop):
-    if (isinstance(iterations_per_loop, bool)
-            or not isinstance(iterations_per_loop, numbers.Integral)):
-        raise TypeError("iterations_per_loop must be a positive int; got %s %r."
-                        % (type(iterations_per_loop).__name__, iterations_per_loop))
-    if iterations_per_loop <= 0:
-        raise ValueError("iterations_per_loop must be a positive int; got %d."
-                         % iterations_per_loop)
+    return check_int("iterations_per_loop", iterations_per_loop)
 
 
 def _loops_of(sess):
@@ -107,11 +101,11 @@ def set_iteration_per_loop(sess, train_op, iterations_per_loop=1):
     With 1, ``train_op`` itself is returned (as the original does).
     """
     _check_train_op(train_op)
-    _check_iterations(iterations_per_loop)
+    iterations_per_loop = _check_iterations(iterations_per_loop)
     if iterations_per_loop == 1:
         return train_op
     op = _loop_op(train_op)
-    _loops_of(sess)[op] = (train_op, int(iterations_per_loop))
+    _loops_of(sess)[op] = (train_op, iterations_per_loop)
     return op
 
 
@@ -131,8 +125,8 @@ class IterationPerLoop(object):
 
     def load_iteration_per_loop_var(self, sess, iterations_per_loop=1):
         """Makes ``sess.run(loop op)`` run ``iterations_per_loop`` steps."""
-        _check_iterations(iterations_per_loop)
+        iterations_per_loop = _check_iterations(iterations_per_loop)
         if self._loop_op is None:
             raise RuntimeError("IterationPerLoop.load_iteration_per_loop_var called "
                                "before create_iteration_per_loop_var(train_op).")
-        _loops_of(sess)[self._loop_op] = (self._train_op, int(iterations_per_loop))
+        _loops_of(sess)[self._loop_op] = (self._train_op, iterations_per_loop)

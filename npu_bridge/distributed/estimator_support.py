@@ -7,9 +7,12 @@ at session start.  This module adapts a RunConfig and the train() arguments
 to that; every function is a no-op when single-process.
 """
 
+import tempfile
+
 import tensorflow as tf
 
 from npu_bridge.distributed import broadcast_hook, collectives, runtime
+from npu_bridge.tf_private.estimator import make_single_worker
 
 
 def rank_run_config(config):
@@ -29,15 +32,7 @@ def rank_run_config(config):
     if not runtime.is_writer_rank():
         changes.update(save_checkpoints_steps=None, save_checkpoints_secs=None,
                        save_summary_steps=0, log_step_count_steps=None)
-    new = config.replace(**changes)
-    # RunConfig has no public setters for these; they are plain attributes.
-    new._cluster_spec = tf.train.ClusterSpec({})  # pylint: disable=protected-access
-    new._task_type, new._task_id = "worker", 0  # pylint: disable=protected-access
-    new._master = new._evaluation_master = target  # pylint: disable=protected-access
-    new._is_chief = True  # pylint: disable=protected-access
-    new._num_worker_replicas, new._num_ps_replicas = 1, 0  # pylint: disable=protected-access
-    new._global_id_in_cluster = 0  # pylint: disable=protected-access
-    return new
+    return make_single_worker(config.replace(**changes), target)
 
 
 def rank_train_hooks(hooks):
@@ -66,13 +61,8 @@ def private_model_dir(config):
     model_dir; every other rank writes to a fresh temporary directory instead
     (its variables equal rank 0's: gradients are averaged and the broadcast
     hook starts every session from rank 0's values, restored ones included).
-    NPURunConfig is left alone (NPUEstimator already saves on rank 0 only).
     """
-    import tempfile
-
-    from npu_bridge.core.config import NPURunConfig
-    if (not runtime.is_distributed() or runtime.is_writer_rank()
-            or isinstance(config, NPURunConfig) or not config.model_dir):
+    if not runtime.is_distributed() or runtime.is_writer_rank() or not config.model_dir:
         return config
     rank = runtime.rank_info().rank_id
     scratch = tempfile.mkdtemp(prefix="npu_bridge_rank%d_" % rank)

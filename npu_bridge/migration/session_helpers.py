@@ -1,80 +1,25 @@
 """The npu_init config helpers that migrated scripts call, on stock TensorFlow.
 
 Migration tools rewrite ``tf.Session(config=c)`` into
-``tf.Session(config=npu_config_proto(c))`` and add a custom Grappler
-optimizer named "NpuOptimizer" whose parameter_map carries Ascend options.
-Stock TensorFlow skips a custom optimizer it has no registration for
-(checked: a session with it runs normally), so the entry is kept as the
-original keeps it; the options in it that mean something here
-(iterations_per_loop, precision_mode) are read by read_npu_optimizer_options.
+``tf.Session(config=npu_config_proto(c))``, which marks the config with the
+"NpuOptimizer" entry (``core.session_config``: what it is and which of its
+options mean something here).
 """
 
 import tensorflow as tf
 from tensorflow.core.protobuf import config_pb2
 from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig
 
-from npu_bridge.mixed_precision.precision_mode import apply_precision_mode
-
-NPU_OPTIMIZER_NAME = "NpuOptimizer"
+from npu_bridge.core.config import NPURunConfig
+from npu_bridge.core.session_config import (  # noqa: F401  (read_npu_optimizer_options: exported)
+    NPU_OPTIMIZER_NAME, apply_npu_optimizer_options, mark_npu_optimizer,
+    read_npu_optimizer_options)
+from npu_bridge.distributed.estimator_support import private_model_dir
+from npu_bridge.tf_private.estimator import set_session_config
 
 __all__ = ["npu_config_proto", "npu_session_config_init", "npu_run_config_init",
            "npu_graph_options", "npu_optimizer_options", "RewriterConfig",
            "read_npu_optimizer_options", "apply_npu_optimizer_options"]
-
-
-def _npu_optimizer(config_proto):
-    """The NpuOptimizer entry of ``config_proto``, or None."""
-    for custom in config_proto.graph_options.rewrite_options.custom_optimizers:
-        if custom.name == NPU_OPTIMIZER_NAME:
-            return custom
-    return None
-
-
-def _ensure_npu_optimizer(config_proto):
-    rewrite = config_proto.graph_options.rewrite_options
-    if _npu_optimizer(config_proto) is None:
-        rewrite.custom_optimizers.add().name = NPU_OPTIMIZER_NAME
-        rewrite.memory_optimization = RewriterConfig.OFF
-
-
-def _attr_to_python(attr):
-    kind = attr.WhichOneof("value")
-    if kind == "s":
-        return attr.s.decode("utf-8", "replace")
-    if kind in ("i", "f", "b"):
-        return getattr(attr, kind)
-    if kind == "list":
-        lst = attr.list
-        for field in ("s", "i", "f", "b"):
-            values = list(getattr(lst, field))
-            if values:
-                return [v.decode("utf-8", "replace") if field == "s" else v
-                        for v in values]
-        return []
-    return None if kind is None else getattr(attr, kind)
-
-
-def read_npu_optimizer_options(config_proto):
-    """The NpuOptimizer parameter_map as a plain dict (empty if there is none).
-
-    e.g. ``{'iterations_per_loop': 10, 'precision_mode': 'allow_mix_precision'}``.
-    """
-    if config_proto is None:
-        return {}
-    if not isinstance(config_proto, config_pb2.ConfigProto):
-        raise TypeError("config_proto must be a tf.compat.v1.ConfigProto or None; "
-                        "got %s." % type(config_proto).__name__)
-    custom = _npu_optimizer(config_proto)
-    if custom is None:
-        return {}
-    return {key: _attr_to_python(custom.parameter_map[key])
-            for key in sorted(custom.parameter_map)}
-
-
-def apply_npu_optimizer_options(config_proto):
-    """A copy of ``config_proto`` with its NpuOptimizer precision_mode applied."""
-    mode = read_npu_optimizer_options(config_proto).get("precision_mode")
-    return apply_precision_mode(config_proto, mode or None)
 
 
 def npu_config_proto(config_proto=None):
@@ -86,7 +31,7 @@ def npu_config_proto(config_proto=None):
     """
     if not isinstance(config_proto, config_pb2.ConfigProto):
         config_proto = config_pb2.ConfigProto()
-    _ensure_npu_optimizer(config_proto)
+    mark_npu_optimizer(config_proto)
     config_proto.allow_soft_placement = True
     config_proto.log_device_placement = False
     config_proto.graph_options.rewrite_options.remapping = RewriterConfig.OFF
@@ -106,13 +51,15 @@ def npu_run_config_init(run_config=None):
 
     Under ranks, a plain RunConfig on ranks other than 0 comes back as a copy
     writing to a directory of its own (``estimator_support.private_model_dir``),
-    so only rank 0 writes the model_dir.
+    so only rank 0 writes the model_dir; an NPURunConfig is left alone
+    (NPUEstimator already saves on rank 0 only).
     """
-    from npu_bridge.distributed.estimator_support import private_model_dir
     if not isinstance(run_config, tf.estimator.RunConfig):
         run_config = tf.estimator.RunConfig()
     # RunConfig has no setter; the original writes the attribute the same way.
-    run_config.__dict__["_session_config"] = npu_config_proto(run_config.session_config)
+    set_session_config(run_config, npu_config_proto(run_config.session_config))
+    if isinstance(run_config, NPURunConfig):
+        return run_config
     return private_model_dir(run_config)
 
 

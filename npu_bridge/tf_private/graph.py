@@ -1,0 +1,52 @@
+"""Graph surgery the device loop and the outfeed rely on: while_v2 and edits to existing ops.
+
+The device loop is a ``while_v2`` loop (a functional While whose body is a
+function graph; the public ``tf.while_loop`` builds v1 control flow under TF1
+behaviour). Reads of variables are ordered after a step by adding control
+inputs to ops that already exist, and a read of a reference variable is
+rewired to a fresh copy (``DeepCopy``). If these change, the device loop and
+host_call's step-exact reads break: importing this module fails then.
+"""
+
+from npu_bridge.tf_private import check_version, missing
+
+AREA = "graph"
+check_version(AREA, "while_v2, Operation._add_control_input(s)/_update_input, DeepCopy")
+
+try:
+    from tensorflow.python.framework import meta_graph as _meta_graph
+    from tensorflow.python.framework import ops as _ops
+    from tensorflow.python.ops import gen_array_ops as _gen_array_ops
+    from tensorflow.python.ops import while_v2 as _while_v2
+
+    while_loop = _while_v2.while_loop
+    deep_copy = _gen_array_ops.deep_copy
+    create_meta_graph_def = _meta_graph.create_meta_graph_def
+    for _name in ("_add_control_input", "_add_control_inputs", "_update_input"):
+        if not callable(getattr(_ops.Operation, _name, None)):
+            raise AttributeError("Operation.%s" % _name)
+except (ImportError, AttributeError) as _error:
+    raise missing(AREA, "while_v2, DeepCopy, meta graphs and Operation's edit methods",
+                  "the device loop cannot be built", _error) from _error
+
+# pylint: disable=protected-access
+
+
+def add_control_inputs(op, inputs):
+    """Make the existing ``op`` wait for ``inputs`` (ops)."""
+    op._add_control_inputs(list(inputs))
+
+
+def replace_input(op, index, tensor):
+    """Make the existing ``op`` read ``tensor`` as its input ``index``."""
+    op._update_input(index, tensor)
+
+
+def is_stateful(op):
+    """Whether ``op`` has side effects (TensorFlow never prunes or merges it)."""
+    return op._is_stateful
+
+
+def is_reference(tensor):
+    """Whether ``tensor`` is a TF1 reference variable's ref (not a value)."""
+    return tensor.dtype._is_ref_dtype

@@ -18,7 +18,7 @@ from rank_mlp import run_ranks, time_mlp_steps  # bench/ is the script's folder
 
 def worker(args):
     def optimizer(tf):
-        from npu_bridge.distributed.optimizer import NPUDistributedOptimizer
+        from npu_bridge.distributed.optimizers.optimizer import NPUDistributedOptimizer
         return NPUDistributedOptimizer(tf.compat.v1.train.GradientDescentOptimizer(0.01))
     info, step_ms, _ = time_mlp_steps(args, optimizer)
     if info.rank_id == 0:

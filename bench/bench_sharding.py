@@ -18,7 +18,7 @@ from rank_mlp import run_ranks, time_mlp_steps  # bench/ is the script's folder
 
 def worker(args):
     def optimizer(tf):
-        from npu_bridge.distributed.optimizer import NPUDistributedOptimizer
+        from npu_bridge.distributed.optimizers.optimizer import NPUDistributedOptimizer
         return NPUDistributedOptimizer(tf.compat.v1.train.AdamOptimizer(1e-3),
                                        is_weight_update_sharding=args.sharded)
     info, step_ms, opt_bytes = time_mlp_steps(args, optimizer)

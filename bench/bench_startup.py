@@ -128,7 +128,7 @@ def _model_bytes(model_dir):
 def worker(args):
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     import tensorflow as tf
-    from npu_bridge.distributed import runtime
+    from npu_bridge.distributed.cluster import runtime
     from npu_bridge.npu_init import NPUEstimator, NPURunConfig, npu_run_config_init
 
     tf.compat.v1.logging.set_verbosity(tf.compat.v1.logging.ERROR)

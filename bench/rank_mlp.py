@@ -24,8 +24,9 @@ def time_mlp_steps(args, make_optimizer):
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     import tensorflow as tf
 
-    from npu_bridge.distributed import collectives, runtime
-    from npu_bridge.distributed.broadcast_hook import npu_hooks_append
+    from npu_bridge.distributed.cluster import runtime
+    from npu_bridge.distributed.collectives import collectives
+    from npu_bridge.distributed.sessions.broadcast_hook import npu_hooks_append
 
     tf.compat.v1.disable_eager_execution()
     info = runtime.rank_info()

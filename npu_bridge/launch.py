@@ -27,8 +27,8 @@ import sys
 import threading
 import time
 
-from npu_bridge.distributed.devices import launcher_gpu_env
-from npu_bridge.distributed.runtime import HOSTS_ENV
+from npu_bridge.distributed.cluster.devices import launcher_gpu_env
+from npu_bridge.distributed.cluster.runtime import HOSTS_ENV
 
 GRACE_SECONDS = 5.0
 SIGNAL_GRACE_SECONDS = 120.0  # a graceful stop writes a checkpoint and drains records

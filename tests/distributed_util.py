@@ -14,7 +14,7 @@ def env():
     out = dict(os.environ)
     out["PYTHONPATH"] = ROOT + os.pathsep + out.get("PYTHONPATH", "")
     out["TF_CPP_MIN_LOG_LEVEL"] = "2"
-    from npu_bridge.distributed.cluster_sources import VARIABLE_PREFIXES
+    from npu_bridge.distributed.cluster.cluster_sources import VARIABLE_PREFIXES
     for name in [n for n in out if n.startswith(VARIABLE_PREFIXES)]:
         del out[name]  # a test run inside srun/mpirun must not make its children ranks
     return out

@@ -4,8 +4,8 @@ import logging
 
 import pytest
 
-from npu_bridge.distributed import cluster_sources
-from npu_bridge.distributed.cluster_sources import discover, export_rank_env
+from npu_bridge.distributed.cluster import cluster_sources
+from npu_bridge.distributed.cluster.cluster_sources import discover, export_rank_env
 
 
 @pytest.fixture(autouse=True)

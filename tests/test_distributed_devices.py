@@ -7,7 +7,7 @@ import pytest
 import tensorflow as tf
 
 from distributed_util import free_port_run, run_ranks
-from npu_bridge.distributed import devices
+from npu_bridge.distributed.cluster import devices
 from npu_bridge.launch import rank_env
 
 

@@ -4,10 +4,10 @@ import json
 import pytest
 import tensorflow as tf
 
-from npu_bridge.distributed import runtime
-from npu_bridge.distributed.broadcast_hook import (NPUBroadcastGlobalVariablesHook,
+from npu_bridge.distributed.cluster import runtime
+from npu_bridge.distributed.sessions.broadcast_hook import (NPUBroadcastGlobalVariablesHook,
                                                    npu_hooks_append)
-from npu_bridge.distributed.optimizer import NPUDistributedOptimizer
+from npu_bridge.distributed.optimizers.optimizer import NPUDistributedOptimizer
 from npu_bridge.hccl import hccl_ops
 from npu_bridge.launch import free_ports, rank_env
 

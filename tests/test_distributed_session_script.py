@@ -5,7 +5,8 @@ import tensorflow as tf
 from tensorflow.python.client import session as tf_session
 
 from distributed_util import launch, single_reference
-from npu_bridge.distributed import runtime, session_target
+from npu_bridge.distributed.cluster import runtime
+from npu_bridge.distributed.sessions import session_target
 
 LOG = "sessions with the default target now run on this rank's tf.distribute.Server"
 

@@ -11,7 +11,7 @@ import time
 import pytest
 
 from distributed_util import RANKS, env, kill_group, pids_in, start_launcher, wait_gone
-from npu_bridge.distributed.rank_timeout import TIMEOUT_ENV, rank_timeout_seconds
+from npu_bridge.distributed.cluster.rank_timeout import TIMEOUT_ENV, rank_timeout_seconds
 from npu_bridge.launch import free_ports
 
 pytestmark = pytest.mark.timeout(120)

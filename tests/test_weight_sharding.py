@@ -4,7 +4,7 @@ import pytest
 import tensorflow as tf
 
 from distributed_util import launch, run_single
-from npu_bridge.distributed.weight_sharding import assign_owners
+from npu_bridge.distributed.optimizers.weight_sharding import assign_owners
 
 
 def test_owners_balance_element_counts():

@@ -18,11 +18,11 @@ def _kind(low):
 
 
 def check_int(name, value, low=1, high=INT32_LIMIT):
-    """``value`` as an int in [low, high) (``high=None``: no upper bound)."""
+    """``value`` as an int in [low, high) (``None``: no bound on that side)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError("%s must be %s int; got %s %r."
                         % (name, _kind(low), type(value).__name__, value))
-    if value < low:
+    if low is not None and value < low:
         if low in (0, 1):
             raise ValueError("%s must be %s int; got %d." % (name, _kind(low), value))
         raise ValueError("%s must be an int >= %d; got %d." % (name, low, value))

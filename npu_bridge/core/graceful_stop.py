@@ -112,7 +112,8 @@ class StopOnSignalHook(tf.compat.v1.train.SessionRunHook):
         self._stop = stop
 
     def begin(self):
-        from npu_bridge.distributed import collectives, runtime
+        from npu_bridge.distributed.cluster import runtime
+        from npu_bridge.distributed.collectives import collectives
         self._agreed = None
         if runtime.is_distributed():
             self._requested = tf.compat.v1.placeholder_with_default(

@@ -1,15 +1,27 @@
-"""Data-parallel ranks on TensorFlow's collective runtime.
+"""Data-parallel ranks on TensorFlow's collective runtime, in four groups.
 
-``cluster_sources`` (rank layout from our variables, TF_CONFIG, MPI, Slurm or
-a rank table), ``runtime`` (one server per rank, session configs),
-``devices`` (one GPU per rank, nccl/ring hint),
-``collectives`` (fused all-reduce, broadcast, allgather, reduce_scatter,
-barrier), ``optimizer`` (NPUDistributedOptimizer), ``weight_sharding`` (its
-sharded update), ``broadcast_hook`` (NPUBroadcastGlobalVariablesHook,
-npu_hooks_append),
-``estimator_support`` (what NPUEstimator changes when RANK_SIZE > 1),
-``groups`` (process groups: subsets of ranks for collectives),
-``optimizer_wrappers`` (the migration tool's TF/Keras optimizer wrappers) and
-``keras_callback`` (NPUBroadcastGlobalVariablesCallback).
+Each group is a folder a reader can enter alone; imports point down this list
+(``tests/test_import_layers.py`` checks it, as for the package):
+
+  3. training as ranks: sessions, optimizers
+  2. ops across ranks: collectives
+  1. where ranks come from: cluster
+
+* ``cluster``: the rank layout from our variables, TF_CONFIG, MPI, Slurm or a
+  rank table (``cluster_sources``), one server per rank and its session
+  config (``runtime``), one GPU per rank (``devices``), bounded waits for
+  peers (``rank_timeout``). The launcher command is ``npu_bridge.launch``.
+* ``collectives``: fused all-reduce, broadcast, allgather, reduce_scatter and
+  barrier (``collectives``), process groups (``groups``), the same with
+  Ascend's signatures (``hccl_ops``, re-exported by ``npu_bridge.hccl``).
+* ``optimizers``: ``NPUDistributedOptimizer`` (``optimizer``), its sharded
+  update (``weight_sharding``), the migration tool's TF/Keras optimizer
+  wrappers (``optimizer_wrappers``).
+* ``sessions``: what Estimators, Sessions and Keras need as ranks: the
+  variable broadcast (``broadcast_hook``, ``keras_callback``), NPUEstimator's
+  rank config, hooks and barrier (``estimator_support``), default-target
+  Sessions on the rank's server (``session_target``), a rank that waits too
+  long exits (``rank_watchdog``).
+
 See docs/distributed.md.
 """

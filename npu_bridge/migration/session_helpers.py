@@ -14,7 +14,7 @@ from npu_bridge.core.config import NPURunConfig
 from npu_bridge.core.session_config import (  # noqa: F401  (read_npu_optimizer_options: exported)
     NPU_OPTIMIZER_NAME, apply_npu_optimizer_options, mark_npu_optimizer,
     read_npu_optimizer_options)
-from npu_bridge.distributed.estimator_support import private_model_dir
+from npu_bridge.distributed.sessions.estimator_support import private_model_dir
 from npu_bridge.tf_private.estimator import set_session_config
 
 __all__ = ["npu_config_proto", "npu_session_config_init", "npu_run_config_init",

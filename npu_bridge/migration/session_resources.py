@@ -13,7 +13,7 @@ what graph-mode (``disable_eager_execution``) Keras scripts train in.
 
 import tensorflow as tf
 
-from npu_bridge.distributed import runtime
+from npu_bridge.distributed.cluster import runtime
 from npu_bridge.migration import ops as npu_ops
 from npu_bridge.migration.session_helpers import npu_config_proto
 

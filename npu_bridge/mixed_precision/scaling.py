@@ -8,7 +8,8 @@ at the gradients themselves, which is what the register summarises.
 
 import tensorflow as tf
 
-from npu_bridge.distributed import collectives, runtime
+from npu_bridge.distributed.cluster import runtime
+from npu_bridge.distributed.collectives import collectives
 
 
 def agree_across_ranks(all_finite):

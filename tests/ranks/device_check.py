@@ -7,7 +7,8 @@ import sys
 
 import tensorflow as tf
 
-from npu_bridge.distributed import collectives, runtime
+from npu_bridge.distributed.cluster import runtime
+from npu_bridge.distributed.collectives import collectives
 
 tf.compat.v1.disable_eager_execution()
 

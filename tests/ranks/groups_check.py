@@ -6,7 +6,7 @@ import tensorflow as tf
 
 from hccl.manage.api import (create_group, destroy_group, get_group_rank_from_world_rank,
                              get_rank_id, get_rank_size, get_world_rank_from_group_rank)
-from npu_bridge.distributed import runtime
+from npu_bridge.distributed.cluster import runtime
 from npu_bridge.hccl import hccl_ops
 
 tf.compat.v1.disable_eager_execution()

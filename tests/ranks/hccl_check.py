@@ -4,7 +4,7 @@ import sys
 import numpy as np
 import tensorflow as tf
 
-from npu_bridge.distributed import runtime
+from npu_bridge.distributed.cluster import runtime
 from npu_bridge.hccl import hccl_ops
 
 tf.compat.v1.disable_eager_execution()

@@ -5,7 +5,8 @@ import numpy as np
 import tensorflow as tf
 from tensorflow.python.ops import while_v2
 
-from npu_bridge.distributed import collectives, runtime
+from npu_bridge.distributed.cluster import runtime
+from npu_bridge.distributed.collectives import collectives
 
 tf.compat.v1.disable_eager_execution()
 STEPS = 5

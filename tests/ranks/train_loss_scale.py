@@ -12,7 +12,7 @@ import sys
 import numpy as np
 import tensorflow as tf
 
-from npu_bridge.distributed import runtime
+from npu_bridge.distributed.cluster import runtime
 from npu_bridge.npu_init import (ExponentialUpdateLossScaleManager, NPUEstimator,
                                  NPUEstimatorSpec, NPULossScaleOptimizer, NPURunConfig,
                                  npu_hooks_append)

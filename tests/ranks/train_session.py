@@ -20,9 +20,9 @@ import numpy as np
 import tensorflow as tf
 from tensorflow.python.ops import while_v2
 
-from npu_bridge.distributed import runtime
-from npu_bridge.distributed.broadcast_hook import npu_hooks_append
-from npu_bridge.distributed.optimizer import NPUDistributedOptimizer
+from npu_bridge.distributed.cluster import runtime
+from npu_bridge.distributed.sessions.broadcast_hook import npu_hooks_append
+from npu_bridge.distributed.optimizers.optimizer import NPUDistributedOptimizer
 
 tf.compat.v1.disable_eager_execution()
 GLOBAL_BATCH, DIM = 16, 5

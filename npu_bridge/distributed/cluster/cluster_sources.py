@@ -33,8 +33,7 @@ import json
 import logging
 import os
 
-from tensorflow.python.distribute.cluster_resolver.slurm_cluster_resolver import (
-    expand_hostlist, expand_tasks_per_node)
+from npu_bridge.tf_private.distribute import expand_hostlist, expand_tasks_per_node
 
 HOSTS_ENV = "NPU_BRIDGE_HOSTS"
 NODES_ENV = "NPU_BRIDGE_NODES"

@@ -35,7 +35,7 @@ see ``rank_timeout``).
 import collections
 import threading
 
-from npu_bridge.distributed import cluster_sources, devices, rank_timeout
+from npu_bridge.distributed.cluster import cluster_sources, devices, rank_timeout
 
 HOSTS_ENV = cluster_sources.HOSTS_ENV
 JOB_NAME = "worker"

@@ -23,9 +23,10 @@ import itertools
 import threading
 
 import tensorflow as tf
-from tensorflow.python.ops import collective_ops
 
-from npu_bridge.distributed import devices, groups, rank_timeout, runtime
+from npu_bridge.distributed.cluster import devices, rank_timeout, runtime
+from npu_bridge.distributed.collectives import groups
+from npu_bridge.tf_private.distribute import collective_ops
 
 WORLD_GROUP = groups.WORLD_GROUP
 _WORLD_GROUP_KEY = groups.WORLD_GROUP_KEY

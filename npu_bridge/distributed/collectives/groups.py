@@ -28,7 +28,7 @@ import itertools
 import threading
 import zlib
 
-from npu_bridge.distributed import runtime
+from npu_bridge.distributed.cluster import runtime
 
 WORLD_GROUP = "hccl_world_group"
 WORLD_GROUP_KEY = 1

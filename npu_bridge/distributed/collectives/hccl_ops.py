@@ -1,16 +1,15 @@
-"""Shim for the original path ``npu_bridge.hccl.hccl_ops``.
+"""Collectives and rank queries with the Ascend adapter's signatures (``npu_bridge.hccl.hccl_ops``).
 
-Same signatures as the Ascend adapter; the work is done by
-``npu_bridge.distributed.collectives`` on TensorFlow's collective runtime.
+Same signatures as the original; the work is done by ``collectives`` and
+``groups`` on TensorFlow's collective runtime.
 ``fusion`` / ``fusion_id`` are accepted for compatibility: our fusion is
 explicit (``NPUDistributedOptimizer`` and ``broadcast`` of a list fuse per dtype).
 """
 
-import numbers
-
-from npu_bridge.distributed import collectives as _c
-from npu_bridge.distributed import groups as _groups
-from npu_bridge.distributed import runtime as _rt
+from npu_bridge.distributed.collectives import collectives as _c
+from npu_bridge.distributed.collectives import groups as _groups
+from npu_bridge.distributed.cluster import runtime as _rt
+from npu_bridge.common.checks import check_int
 
 __all__ = ["allreduce", "allgather", "broadcast", "reduce_scatter",
            "get_rank_size", "get_rank_id", "get_local_rank_size", "get_local_rank_id"]
@@ -19,8 +18,7 @@ _WORLD = _c.WORLD_GROUP
 
 
 def _check_int(name, value):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError("%s must be an int; got %s %r." % (name, type(value).__name__, value))
+    check_int(name, value, low=None, high=None)
 
 
 def _check_fusion(fusion, fusion_id):
@@ -96,3 +94,13 @@ def _local(group):
     if me not in local:
         raise ValueError("this rank (%d) is not in group %r" % (me, group))
     return len(local), local.index(me)
+
+
+def get_world_rank_from_group_rank(group, group_rank_id):
+    """The world rank of the member ``group_rank_id`` of ``group`` (``hccl.manage.api``)."""
+    return _groups.world_rank_from_group_rank(group, group_rank_id)
+
+
+def get_group_rank_from_world_rank(world_rank_id, group):
+    """The rank within ``group`` of world rank ``world_rank_id`` (``hccl.manage.api``)."""
+    return _groups.group_rank_from_world_rank(world_rank_id, group)

@@ -18,7 +18,9 @@ import os
 
 import tensorflow as tf
 
-from npu_bridge.distributed import collectives, runtime, weight_sharding
+from npu_bridge.distributed.cluster import runtime
+from npu_bridge.distributed.collectives import collectives
+from npu_bridge.distributed.optimizers import weight_sharding
 
 FUSION_ENV = "NPU_BRIDGE_GRAD_FUSION"
 

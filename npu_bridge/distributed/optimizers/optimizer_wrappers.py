@@ -26,8 +26,9 @@ context instead; under ranks it raises an error saying so rather than hang.
 
 import tensorflow as tf
 
-from npu_bridge.distributed import collectives, groups, runtime
-from npu_bridge.distributed.optimizer import NPUDistributedOptimizer, average_gradients
+from npu_bridge.distributed.cluster import runtime
+from npu_bridge.distributed.collectives import collectives, groups
+from npu_bridge.distributed.optimizers.optimizer import NPUDistributedOptimizer, average_gradients
 
 _PATCHED = "_npu_bridge_averages_gradients"
 

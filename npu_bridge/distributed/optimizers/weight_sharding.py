@@ -31,7 +31,8 @@ restore from a checkpoint starts them from zero again.
 
 import tensorflow as tf
 
-from npu_bridge.distributed import collectives, runtime
+from npu_bridge.distributed.cluster import runtime
+from npu_bridge.distributed.collectives import collectives
 
 
 def assign_owners(variables, rank_size):

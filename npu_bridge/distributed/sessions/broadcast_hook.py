@@ -7,7 +7,8 @@ session, right after creation (so after any checkpoint restore too).
 
 import tensorflow as tf
 
-from npu_bridge.distributed import collectives, runtime
+from npu_bridge.distributed.cluster import runtime
+from npu_bridge.distributed.collectives import collectives
 
 _NUMERIC_OR_BOOL = lambda dt: dt.is_floating or dt.is_integer or dt == tf.bool  # noqa: E731
 

@@ -11,7 +11,9 @@ import tempfile
 
 import tensorflow as tf
 
-from npu_bridge.distributed import broadcast_hook, collectives, runtime
+from npu_bridge.distributed.cluster import runtime
+from npu_bridge.distributed.collectives import collectives
+from npu_bridge.distributed.sessions import broadcast_hook
 from npu_bridge.tf_private.estimator import make_single_worker
 
 

@@ -9,8 +9,8 @@ optimizer wrappers (see ``optimizer_wrappers``); single process: nothing.
 
 import tensorflow as tf
 
-from npu_bridge.distributed import runtime
-from npu_bridge.distributed.broadcast_hook import broadcast_variables_op
+from npu_bridge.distributed.cluster import runtime
+from npu_bridge.distributed.sessions.broadcast_hook import broadcast_variables_op
 
 
 class NPUBroadcastGlobalVariablesCallback(tf.keras.callbacks.Callback):

@@ -23,7 +23,7 @@ import time
 
 import tensorflow as tf
 
-from npu_bridge.distributed import rank_timeout, runtime
+from npu_bridge.distributed.cluster import rank_timeout, runtime
 
 EXIT_STATUS = 1
 

@@ -23,9 +23,9 @@ import logging
 import os
 
 from tensorflow.core.protobuf import config_pb2
-from tensorflow.python.client import session as _session
 
-from npu_bridge.distributed import runtime
+from npu_bridge.distributed.cluster import runtime
+from npu_bridge.tf_private.session import BaseSession
 
 _log = logging.getLogger(__name__)
 _ATTR = "_npu_bridge_original_init"
@@ -73,7 +73,7 @@ def install():
     rank_size = _rank_size_env()
     if rank_size <= 1:
         return False
-    base = _session.BaseSession
+    base = BaseSession
     if hasattr(base, _ATTR):
         return True
     original = base.__init__
@@ -98,7 +98,7 @@ def install():
 
 def uninstall():
     """Restores BaseSession.__init__ (for tests)."""
-    base = _session.BaseSession
+    base = BaseSession
     original = base.__dict__.get(_ATTR)
     if original is not None:
         base.__init__ = original

@@ -1,0 +1,1 @@
+"""Optimizers that average gradients over ranks: NPUDistributedOptimizer, its sharded update, wrappers."""

@@ -1,0 +1,1 @@
+"""Training as ranks: variable broadcast, NPUEstimator's rank config, Sessions on the rank's server, the watchdog."""

@@ -1,8 +1,3 @@
-"""Shim for the original path ``npu_bridge.helper.helper``."""
+"""Original path ``npu_bridge.helper.helper``: re-exports ``get_gen_ops`` (``migration.kernels``)."""
 
-from npu_bridge.migration.kernels import GEN_OPS as _GEN_OPS
-
-
-def get_gen_ops():
-    """The generated-op module (``npu_bridge.migration.kernels.GEN_OPS``)."""
-    return _GEN_OPS
+from npu_bridge.migration.kernels import get_gen_ops  # noqa: F401

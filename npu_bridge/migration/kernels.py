@@ -24,9 +24,9 @@ Two kernels depend on hardware state and are read as follows:
 import math
 
 import tensorflow as tf
-from tensorflow.python.ops import gen_random_ops
 
 from npu_bridge.migration.no_effect import say_once
+from npu_bridge.tf_private.platform import random_uniform
 
 _STATUS_FIELDS = 8
 _MASK_ALIGN = 128
@@ -92,7 +92,7 @@ def drop_out_gen_mask(shape, prob, seed=0, seed2=0, name=None):
         shape = tf.cast(tf.convert_to_tensor(shape), tf.int64)
         count = tf.reduce_prod(shape)
         padded = (count + _MASK_ALIGN - 1) // _MASK_ALIGN * _MASK_ALIGN
-        uniform = gen_random_ops.random_uniform(tf.reshape(padded, [1]), tf.float32,
+        uniform = random_uniform(tf.reshape(padded, [1]), tf.float32,
                                                 seed=seed or 0, seed2=seed2 or 0)
         prob = tf.cast(prob, tf.float32)
         keep = tf.cast(uniform < prob, tf.int32)
@@ -336,3 +336,27 @@ class GeneratedOps(object):
 
 
 GEN_OPS = GeneratedOps()
+
+
+def get_gen_ops():
+    """The generated-op module (``npu_bridge.helper.helper.get_gen_ops``)."""
+    return GEN_OPS
+
+
+def generated_op(name):
+    """A module ``__getattr__`` giving kernels of ``GEN_OPS`` by name (``npu_aicore_ops``)."""
+    return getattr(GEN_OPS, name)
+
+
+def cpu_kernel(name):
+    """A module ``__getattr__`` for ``npu_cpu_ops``: Ascend's AI-CPU kernels, none provided.
+
+    The original holds AI-CPU kernels (embedding caches, sampling ops ...) with
+    no stock TensorFlow counterpart: importing works, and using any name
+    raises NotImplementedError naming it.
+    """
+    if name.startswith("__"):
+        raise AttributeError(name)
+    raise NotImplementedError(
+        "npu_bridge: npu_cpu_ops.%s is an Ascend AI-CPU kernel with no stock TensorFlow "
+        "implementation here" % name)

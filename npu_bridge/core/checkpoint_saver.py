@@ -24,8 +24,8 @@ import threading
 
 import tensorflow as tf
 from tensorflow.core.framework import tensor_pb2
-from tensorflow.python.framework import meta_graph
-from tensorflow.python.training import training_util
+
+from npu_bridge.tf_private.graph import create_meta_graph_def
 
 _UNIQUE_SUFFIX = re.compile(r"_\d+$")
 _last_written = {}  # realpath(model_dir) -> _WrittenGraph last written there
@@ -131,12 +131,12 @@ class CheckpointSaverHook(tf.compat.v1.train.CheckpointSaverHook):
         if self._graph_changed(graph_def):
             if self._save_graph_def:
                 self._pbtxt_writer = threading.Thread(
-                    target=training_util.write_graph, name="npu_bridge_graph_pbtxt",
+                    target=tf.io.write_graph, name="npu_bridge_graph_pbtxt",
                     args=(graph_def, self._checkpoint_dir, "graph.pbtxt"))
                 self._pbtxt_writer.start()
             saver = self._get_saver()
             self._summary_writer.add_graph(graph)
-            self._summary_writer.add_meta_graph(meta_graph.create_meta_graph_def(
+            self._summary_writer.add_meta_graph(create_meta_graph_def(
                 graph_def=graph_def, saver_def=saver.saver_def if saver else None))
         self._save(session, global_step)  # the state at "global_step", as the stock hook
         self._timer.update_last_triggered_step(global_step)

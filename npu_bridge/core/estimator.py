@@ -19,8 +19,8 @@ from npu_bridge.device_loop import loop_hooks
 from npu_bridge.device_loop.builder import ProgramBuilder, resource_variables
 from npu_bridge.device_loop.outfeed import HostCallHook, RecordsBeforeCheckpoint
 from npu_bridge.device_loop.plan import plan_evaluation, plan_training
-from npu_bridge.distributed import estimator_support as _ranks
-from npu_bridge.distributed.rank_watchdog import watchdog_hooks
+from npu_bridge.distributed.sessions import estimator_support as _ranks
+from npu_bridge.distributed.sessions.rank_watchdog import watchdog_hooks
 from npu_bridge.tf_private import estimator as estimator_lib
 
 ModeKeys = tf.estimator.ModeKeys

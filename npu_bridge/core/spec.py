@@ -1,11 +1,11 @@
 """NPUEstimatorSpec: an EstimatorSpec that also carries a host_call."""
 
-from tensorflow_estimator.python.estimator import model_fn as model_fn_lib
+import tensorflow as tf
 
 from npu_bridge.device_loop.host_call import validate_host_call
 
 
-class NPUEstimatorSpec(model_fn_lib.EstimatorSpec):
+class NPUEstimatorSpec(tf.estimator.EstimatorSpec):
     """EstimatorSpec plus ``host_call=(fn, tensors)``.
 
     ``tensors`` (a list/tuple, passed to fn positionally, or a dict, passed by

@@ -17,7 +17,8 @@ import collections
 import threading
 
 import tensorflow as tf
-from tensorflow.python.ops import script_ops
+
+from npu_bridge.tf_private.session import FuncRegistry
 
 _MAX_REMEMBERED = 32
 _remembered = collections.deque(maxlen=_MAX_REMEMBERED)
@@ -31,7 +32,7 @@ def remember_py_func_errors():
     with _lock:
         if _installed:
             return
-        original_call = script_ops.FuncRegistry.__call__
+        original_call = FuncRegistry.__call__
 
         def call(self, token, device, args):
             try:
@@ -40,7 +41,7 @@ def remember_py_func_errors():
                 _remembered.append(error)
                 raise
 
-        script_ops.FuncRegistry.__call__ = call
+        FuncRegistry.__call__ = call
         _installed = True
 
 

@@ -30,8 +30,8 @@ import numpy as np
 import tensorflow as tf
 from tensorflow.core.protobuf.config_pb2 import OptimizerOptions
 from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig
-from tensorflow.python.debug.lib import debug_data
-from tensorflow.python.debug.lib import debug_utils
+
+from npu_bridge.tf_private.debugger import debug_data, debug_utils
 
 # Grappler passes that remove, fuse or rename ops (the mixed precision pass is not here).
 _OP_REWRITES = ("constant_folding", "arithmetic_optimization", "remapping",

@@ -14,7 +14,7 @@ from npu_bridge.debugging.dump import OpDumpHook
 from npu_bridge.debugging.overflow import OverflowHook
 from npu_bridge.debugging.profile import ProfileHook, parse_profiling_options, profile_steps
 from npu_bridge.debugging.step_ranges import StepRanges
-from npu_bridge.distributed import runtime
+from npu_bridge.distributed.cluster import runtime
 
 DEFAULT_DUMP_FOLDER = "npu_dump"
 

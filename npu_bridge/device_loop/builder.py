@@ -20,19 +20,16 @@ import collections
 import contextlib
 
 import tensorflow as tf
-from tensorflow.python.ops import while_v2
-from tensorflow.python.training import basic_session_run_hooks
-from tensorflow_estimator.python.estimator import estimator as estimator_lib
-from tensorflow_estimator.python.estimator import model_fn as model_fn_lib
-from tensorflow_estimator.python.estimator import util as estimator_util
 
-from npu_bridge.distributed import runtime
+from npu_bridge.distributed.cluster import runtime
 from npu_bridge.device_loop.loop_values import (
     HookTensors, NamedValues, TrainingRunHook, mirror, read_after)
 from npu_bridge.device_loop.outfeed import HostCallHook, Outfeed, anchor
 from npu_bridge.device_loop.plan import LoopTensors
+from npu_bridge.tf_private import estimator as estimator_lib
+from npu_bridge.tf_private.graph import while_loop
 
-ModeKeys = model_fn_lib.ModeKeys
+ModeKeys = tf.estimator.ModeKeys
 
 # What a built program hands back to the estimator; ``loop`` is a LoopTensors,
 # or None when each Session.run makes one step.
@@ -91,7 +88,7 @@ def _anchored(items):
 
 def _loop(n_iterations, body):
     """Run ``body`` n_iterations times in order; returns the final counter tensor."""
-    outputs = while_v2.while_loop(lambda i: i < n_iterations, body, [tf.constant(0)],
+    outputs = while_loop(lambda i: i < n_iterations, body, [tf.constant(0)],
                                   parallel_iterations=1, name="npu_device_loop")
     return outputs[0] if isinstance(outputs, (list, tuple)) else outputs
 
@@ -116,10 +113,10 @@ class ProgramBuilder(object):
                 "returned %s, so %s runs one step per Session.run.",
                 self._plan.iterations, type(input_result).__name__, mode)
         if not looped:
-            features, labels, hooks = estimator_util.parse_input_fn_result(input_result)
+            features, labels, hooks = estimator_lib.parse_input_fn_result(input_result)
             return False, (features, labels), hooks
         iterator = tf.compat.v1.data.make_initializable_iterator(input_result)
-        return True, iterator, [estimator_util._DatasetInitializerHook(iterator)]  # pylint: disable=protected-access
+        return True, iterator, [estimator_lib.DatasetInitializerHook(iterator)]
 
     # ---- training -------------------------------------------------------
 
@@ -139,7 +136,7 @@ class ProgramBuilder(object):
             tf.constant(self._plan.iterations), [], name="iterations_per_loop")
 
         def body(i):
-            features, labels = estimator_util.parse_iterator_result(source.get_next())
+            features, labels = estimator_lib.parse_iterator_result(source.get_next())
             spec = self._call_model_fn(features, labels, ModeKeys.TRAIN)
             after = [spec.train_op]
             outfeed, enqueue = _attach_outfeed(spec, [spec.train_op], self._plan.outfeed)
@@ -169,7 +166,7 @@ class ProgramBuilder(object):
             step_after = tf.identity(
                 tf.compat.v1.train.get_global_step().read_value(), name="global_step_after")
         _finish_outfeed(built["outfeed"], hooks)
-        spec = model_fn_lib.EstimatorSpec(
+        spec = tf.estimator.EstimatorSpec(
             mode=ModeKeys.TRAIN, loss=loss, train_op=tf.group(done, step_after),
             training_hooks=inner.training_hooks,
             training_chief_hooks=inner.training_chief_hooks, scaffold=inner.scaffold)
@@ -179,9 +176,9 @@ class ProgramBuilder(object):
 
     def _eval_step(self, features, labels):
         spec = self._call_model_fn(features, labels, ModeKeys.EVAL)
-        metrics = estimator_lib._verify_and_create_loss_metric(  # pylint: disable=protected-access
+        metrics = estimator_lib.verify_and_create_loss_metric(
             dict(spec.eval_metric_ops or {}), spec.loss)
-        update_op, values = estimator_lib._extract_metric_update_ops(metrics)  # pylint: disable=protected-access
+        update_op, values = estimator_lib.extract_metric_update_ops(metrics)
         return spec, update_op, values
 
     def evaluate(self, input_result):
@@ -197,10 +194,10 @@ class ProgramBuilder(object):
 
         built = {}
         # The variable TensorFlow's multi-step eval hook sets before every run.
-        steps_per_run = basic_session_run_hooks.get_or_create_steps_per_run_variable()
+        steps_per_run = estimator_lib.get_or_create_steps_per_run_variable()
 
         def body(i):
-            features, labels = estimator_util.parse_iterator_result(source.get_next())
+            features, labels = estimator_lib.parse_iterator_result(source.get_next())
             spec, update_op, values = self._eval_step(features, labels)
             after = [update_op]
             outfeed, enqueue = _attach_outfeed(spec, [update_op], self._plan.outfeed)

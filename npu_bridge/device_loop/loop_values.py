@@ -9,6 +9,7 @@ for the body tensors.
 import tensorflow as tf
 
 from npu_bridge.device_loop.read_order import ancestors
+from npu_bridge.tf_private.graph import add_control_inputs
 
 
 def mirror(value, name):
@@ -33,7 +34,7 @@ def read_after(values, update_op):
     before_update = ancestors([update_op])
     for op in ancestors([tf.convert_to_tensor(v).op for v in values]):
         if op.type == "ReadVariableOp" and op not in before_update:
-            op._add_control_input(update_op)  # pylint: disable=protected-access
+            add_control_inputs(op, [update_op])
 
 
 class HookTensors(object):

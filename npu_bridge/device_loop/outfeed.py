@@ -29,12 +29,11 @@ import time
 import numpy as np
 import tensorflow as tf
 from tensorflow.core.util import event_pb2
-from tensorflow.python.ops import gen_summary_ops
-from tensorflow.python.ops import summary_ops_v2
-from tensorflow.python.ops import while_v2
 
 from npu_bridge.device_loop.host_call import HostCall
 from npu_bridge.device_loop.read_order import order_reads_after
+from npu_bridge.tf_private import summary as summary_ops
+from npu_bridge.tf_private.graph import is_stateful, while_loop
 
 # Records kept in the queue are bounded by bytes as well as by count, so a
 # host_call carrying image batches cannot eat the machine's memory.
@@ -72,7 +71,7 @@ def _record_counter(name):
 
 
 def _writer_init_ops():
-    return list(summary_ops_v2.summary_writer_initializer_op())
+    return list(summary_ops.writer_initializers())
 
 
 def _ops_to_run(returned, created):
@@ -93,7 +92,7 @@ def _ops_to_run(returned, created):
             raise TypeError(
                 "host_call function must return ops, tensors, a list of them, or None; "
                 "got an element of type %s." % type(item).__name__)
-    ops.extend(op for op in created if op._is_stateful and op not in ops  # pylint: disable=protected-access
+    ops.extend(op for op in created if is_stateful(op) and op not in ops
                and op.type not in _NOT_PER_STEP)
     return [anchor(op) for op in ops]
 
@@ -213,7 +212,7 @@ class Outfeed(object):
                 with tf.control_dependencies(one_record([t[j] for t in records])):
                     return j + 1
 
-            done = while_v2.while_loop(lambda j: j < count, each, [tf.constant(0)],
+            done = while_loop(lambda j: j < count, each, [tf.constant(0)],
                                        parallel_iterations=1)[0]
             with tf.control_dependencies([done]):
                 counted = self.done.assign_add(tf.cast(count, tf.int64), read_value=False)
@@ -221,17 +220,17 @@ class Outfeed(object):
                 return i + 1
 
         with tf.name_scope(self._name + "_host"):
-            self.host_loop = while_v2.while_loop(
+            self.host_loop = while_loop(
                 lambda i: i < self.runs_per_call, body_block if block > 1 else body_single,
                 [tf.constant(0)], parallel_iterations=1)[0]
         new_writers = [op for op in _writer_init_ops() if op not in writers_before]
         assert graph is tf.compat.v1.get_default_graph()
         self.writer_init = tf.group(*new_writers) if new_writers else None
-        self.writer_flush = (tf.group(*[summary_ops_v2.legacy_raw_flush(writer=op.inputs[0])
+        self.writer_flush = (tf.group(*[summary_ops.flush_writer(writer=op.inputs[0])
                                         for op in new_writers]) if new_writers else None)
         # Writes one serialized Event (a SessionLog.START) into each of fn's writers.
         self.event_to_import = tf.compat.v1.placeholder(tf.string, [], self._name + "_event")
-        self.import_event = (tf.group(*[gen_summary_ops.import_event(op.inputs[0],
+        self.import_event = (tf.group(*[summary_ops.import_event(op.inputs[0],
                                                                      self.event_to_import)
                                         for op in new_writers]) if new_writers else None)
         self.progress = (self.sent.read_value(), self.done.read_value())

@@ -27,7 +27,9 @@ while it waits in the queue.
 """
 
 import tensorflow as tf
-from tensorflow.python.ops import gen_array_ops
+
+from npu_bridge.tf_private.graph import (
+    add_control_inputs, deep_copy, is_reference, replace_input)
 
 
 def ancestors(ops):
@@ -44,7 +46,7 @@ def ancestors(ops):
 
 
 def _is_ref(tensor):
-    return tensor.dtype._is_ref_dtype  # pylint: disable=protected-access
+    return is_reference(tensor)
 
 
 def _ref_source(tensor):
@@ -78,7 +80,7 @@ def order_reads_after(values, after, step_values=()):
         if op.type == "ReadVariableOp":
             missing = [a for a in after_ops if a not in op.control_inputs]
             if missing:
-                op._add_control_inputs(missing)  # pylint: disable=protected-access
+                add_control_inputs(op, missing)
             continue
         for index, tensor in enumerate(op.inputs):
             ref = _ref_source(tensor)
@@ -89,8 +91,8 @@ def order_reads_after(values, after, step_values=()):
                 continue  # an op taking the variable itself (the snapshot, an assign)
             if ref.ref() not in fresh_reads:
                 with tf.control_dependencies(after_ops):
-                    fresh_reads[ref.ref()] = gen_array_ops.deep_copy(ref)
-            op._update_input(index, fresh_reads[ref.ref()])  # pylint: disable=protected-access
+                    fresh_reads[ref.ref()] = deep_copy(ref)
+            replace_input(op, index, fresh_reads[ref.ref()])
     if not touches_ref:
         return list(values)
-    return [gen_array_ops.deep_copy(v) for v in values]
+    return [deep_copy(v) for v in values]

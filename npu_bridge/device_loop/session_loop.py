@@ -21,6 +21,7 @@ builds the model inside its device loop.)
 import tensorflow as tf
 
 from npu_bridge.common.checks import check_int
+from npu_bridge.tf_private.graph import add_control_inputs
 
 _LOOPS_ATTR = "_npu_bridge_iteration_loops"
 
@@ -91,7 +92,7 @@ def _loop_op(train_op):
     """
     with train_op.graph.as_default():
         op = tf.no_op(name="IterationOp")
-    op._add_control_input(train_op)  # pylint: disable=protected-access
+    add_control_inputs(op, [train_op])
     return op
 
 

@@ -22,6 +22,8 @@ import logging
 import tensorflow as tf
 from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig
 
+from npu_bridge.tf_private.platform import onednn_enabled
+
 PRECISION_MODES = ("allow_fp32_to_fp16", "force_fp16", "must_keep_origin_dtype",
                    "allow_mix_precision")
 _MIXED_MODES = ("allow_fp32_to_fp16", "force_fp16", "allow_mix_precision")
@@ -52,19 +54,11 @@ def cpu_has_bf16(cpuinfo_path="/proc/cpuinfo"):
     return False
 
 
-def _onednn_enabled():
-    try:
-        from tensorflow.python.util import _pywrap_util_port
-        return bool(_pywrap_util_port.IsMklEnabled())
-    except (ImportError, AttributeError):
-        return False
-
-
 def detect_hardware():
     """'gpu', 'cpu_bf16' or 'cpu': where 16-bit math would actually be fast."""
     if tf.config.list_physical_devices("GPU"):
         return "gpu"
-    if cpu_has_bf16() and _onednn_enabled():
+    if cpu_has_bf16() and onednn_enabled():
         return "cpu_bf16"
     return "cpu"
 

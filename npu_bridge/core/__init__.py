@@ -1,6 +1,7 @@
-"""The estimator core: ``NPUEstimatorSpec`` and its host_call, ``NPURunConfig``, ``NPUEstimator``.
+"""The estimator: ``NPUEstimatorSpec``, ``NPURunConfig`` and the sessions it starts, ``NPUEstimator``.
 
-The device loop and the outfeed that carry a spec's steps and host_call
-values live in ``npu_bridge.device_loop``; this folder is what a ``model_fn``
-and a training script talk to.
+This folder is what a ``model_fn`` and a training script talk to. The loop
+that carries a spec's steps and its host_call values (and host_call's own
+checks) live in ``npu_bridge.device_loop``; NPUEstimator makes one loop plan
+per train()/evaluate() call and hands it there.
 """

@@ -5,14 +5,15 @@ import logging
 import pytest
 
 from npu_bridge.distributed.cluster import cluster_sources
+from npu_bridge.common import log_once
 from npu_bridge.distributed.cluster.cluster_sources import discover, export_rank_env
 
 
 @pytest.fixture(autouse=True)
 def fresh_log():
-    cluster_sources._logged.clear()  # pylint: disable=protected-access
+    log_once.forget([cluster_sources.LAYOUT_LOGGED])
     yield
-    cluster_sources._logged.clear()  # pylint: disable=protected-access
+    log_once.forget([cluster_sources.LAYOUT_LOGGED])
 
 
 def test_nothing_set_is_one_process():

@@ -29,3 +29,9 @@ def log_once(key, logger, level, message, *args):
 def has_logged(key):
     """True once ``key`` was seen by ``log_once`` or ``first_time``."""
     return key in _seen
+
+
+def forget(keys):
+    """Make ``keys`` count as not seen (tests that check a message is logged once)."""
+    with _lock:
+        _seen.difference_update(keys)

@@ -21,12 +21,12 @@ import json
 
 import tensorflow as tf
 
+from npu_bridge.common.log_once import first_time
 from npu_bridge.debugging.step_ranges import StepRanges
 from npu_bridge.device_loop.loop_hooks import RunSteps
 
 DEFAULT_STEPS = "1-5"
 _HONOURED = ("output", "steps")
-_logged_ignored = set()
 
 
 def parse_profiling_options(options):
@@ -53,9 +53,9 @@ def parse_profiling_options(options):
 
 def profile_steps(options):
     """The StepRanges that profiling_options ask to trace."""
-    ignored = sorted(set(options) - set(_HONOURED) - _logged_ignored)
+    ignored = [key.split(".", 1)[1] for key in first_time(
+        "profiling_options." + key for key in set(options) - set(_HONOURED))]
     if ignored:
-        _logged_ignored.update(ignored)
         tf.compat.v1.logging.warning(
             "ProfilingConfig: profiling_options %s steer Ascend's profiler and have no "
             "effect here; TensorFlow's profiler traces steps %s.", ", ".join(ignored),

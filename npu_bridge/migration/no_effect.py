@@ -11,25 +11,21 @@ The first use of each name logs one line saying so; later uses are silent.
 import contextlib
 import logging
 import numbers
-import threading
+
+from npu_bridge.common.log_once import has_logged, log_once
 
 _log = logging.getLogger("npu_bridge")
-_lock = threading.Lock()
-_said = set()
 
 
 def say_once(name, why):
     """Logs ``"<name> has no effect here: <why>"`` the first time ``name`` is used."""
-    with _lock:
-        if name in _said:
-            return
-        _said.add(name)
-    _log.warning("npu_bridge: %s has no effect here: %s", name, why)
+    log_once("no_effect." + name, _log, logging.WARNING,
+             "npu_bridge: %s has no effect here: %s", name, why)
 
 
 def has_said(name):
     """True once ``say_once(name, ...)`` has logged (for tests and diagnostics)."""
-    return name in _said
+    return has_logged("no_effect." + name)
 
 
 def no_effect_scope(name, why):

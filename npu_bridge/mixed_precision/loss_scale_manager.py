@@ -12,6 +12,8 @@ import weakref
 
 import tensorflow as tf
 
+from npu_bridge.common.checks import check_int
+
 # Largest float32; a scale at or beyond it would turn every gradient into inf.
 _FLOAT32_MAX = 3.4028234663852886e38
 
@@ -32,11 +34,7 @@ def _check_number(name, value, low, low_inclusive=True, high=_FLOAT32_MAX):
 
 
 def _check_positive_int(name, value):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError("%s must be a positive int; got %s %r."
-                        % (name, type(value).__name__, value))
-    if value <= 0:
-        raise ValueError("%s must be a positive int; got %d." % (name, value))
+    check_int(name, value, high=None)
 
 
 class LossScaleManager(object):

@@ -22,6 +22,7 @@ import logging
 import tensorflow as tf
 from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig
 
+from npu_bridge.common.log_once import log_once
 from npu_bridge.tf_private.platform import onednn_enabled
 
 PRECISION_MODES = ("allow_fp32_to_fp16", "force_fp16", "must_keep_origin_dtype",
@@ -32,13 +33,10 @@ _AMP_FIELDS = ("auto_mixed_precision", "auto_mixed_precision_onednn_bfloat16",
 HARDWARE = ("gpu", "cpu_bf16", "cpu")
 
 _log = logging.getLogger(__name__)
-_logged = set()
 
 
 def _log_once(message):
-    if message not in _logged:
-        _logged.add(message)
-        _log.info(message)
+    log_once(message, _log, logging.INFO, "%s", message)
 
 
 def cpu_has_bf16(cpuinfo_path="/proc/cpuinfo"):

@@ -33,6 +33,7 @@ import json
 import logging
 import os
 
+from npu_bridge.common.log_once import first_time
 from npu_bridge.tf_private.distribute import expand_hostlist, expand_tasks_per_node
 
 HOSTS_ENV = "NPU_BRIDGE_HOSTS"
@@ -300,7 +301,8 @@ def from_slurm(env):
 SOURCES = ((from_rank_env, ("RANK_SIZE",)), (from_tf_config, ("TF_CONFIG",)),
            (from_mpi, ("Open MPI", "PMI")), (from_slurm, ("Slurm",)))
 
-_logged = set()  # the first multi-rank layout of the process is logged, once
+# The first multi-rank layout of the process is logged, once (``log_once`` key).
+LAYOUT_LOGGED = "npu_bridge.cluster_layout"
 
 
 def discover(env=None):
@@ -312,8 +314,7 @@ def discover(env=None):
             break
     else:
         return SINGLE_PROCESS
-    if layout.rank_size > 1 and not _logged:
-        _logged.add(layout.source)
+    if layout.rank_size > 1 and first_time([LAYOUT_LOGGED]):
         ignored = [name for name, var in _MARKERS
                    if env.get(var, "") != "" and name not in names]
         _log.warning("npu_bridge: rank %d of %d (local %d of %d) from %s; hosts %s%s",

@@ -80,6 +80,7 @@ class NPUEstimator(estimator_lib.Estimator):
             model_dir = None  # the same folder ('x/' and 'x'): the config's spelling
         self._job_start_file = job_start_file
         self._plan = None  # the LoopPlan of the train()/evaluate() call in progress
+        self._job_config = config  # what the script gave, before this rank's changes
         user_errors.remember_py_func_errors()
         config = _ranks.rank_run_config(config)  # ranks: own server, rank-0-only saving
         super(NPUEstimator, self).__init__(
@@ -120,7 +121,8 @@ class NPUEstimator(estimator_lib.Estimator):
         every host_call record, then exit as the signal asks (``graceful_stop``).
         """
         plan = plan_training(self._config, steps, max_steps,
-                             single_steps=debugging.single_steps(self._config))
+                             single_steps=debugging.single_steps(self._config),
+                             job_config=self._job_config)
         with self._running(plan), GracefulStop() as stop:
             result = super(NPUEstimator, self).train(
                 input_fn, hooks=_ranks.rank_train_hooks(hooks) + [stop.hook()] + watchdog_hooks(),

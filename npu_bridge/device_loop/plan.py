@@ -34,7 +34,9 @@ class LoopPlan(collections.namedtuple("LoopPlan", [
       steps: train(steps=) or evaluate(steps=); None for no limit.
       max_steps: train(max_steps=); None for no limit.
       checkpoint_every: runs end at multiples of this global step (checkpoints
-        land on them); None when checkpoints are not step-based.
+        land on them); None when checkpoints are not step-based. It is the job's
+        cadence on every rank, also on ranks that save nothing, so that all
+        ranks make the same runs (their collectives pair up).
       summary_every: save_summary_steps of the config (0 or None: off).
       log_every: loss and steps/s are logged every this many steps (None: off).
       single_steps: steps that run as a ``Session.run`` of their own (dumps and
@@ -75,16 +77,19 @@ def _call_steps(name, value):
     return None if value is None else check_int(name, value)
 
 
-def plan_training(config, steps=None, max_steps=None, single_steps=None):
+def plan_training(config, steps=None, max_steps=None, single_steps=None, job_config=None):
     """The plan of ``train(steps=, max_steps=)`` under ``config`` (an NPURunConfig).
 
     ``single_steps``: the steps debugging wants run alone (see ``LoopPlan``).
+    ``job_config``: the config as the script gave it, when ``config`` is a
+    rank's copy (which saves no checkpoints on ranks other than 0); runs are
+    cut at its checkpoint steps.
     """
     return LoopPlan(
         mode=TRAIN, iterations=config.iterations_per_loop,
         steps=_call_steps("train() steps", steps),
         max_steps=_call_steps("train() max_steps", max_steps),
-        checkpoint_every=config.save_checkpoints_steps,
+        checkpoint_every=(job_config or config).save_checkpoints_steps,
         summary_every=config.save_summary_steps, log_every=config.log_step_count_steps,
         single_steps=single_steps, outfeed=DEFAULT_BOUNDS)
 

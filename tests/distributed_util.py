@@ -169,3 +169,32 @@ def run_ranks(rank_envs, script, *args, prefixes=None, timeout=120):
     finally:
         for proc in procs:
             kill_group(proc)
+
+
+def collect_output(proc):
+    """(lines, reader thread): ``proc``'s output lines as they arrive."""
+    import threading
+    lines = []
+    reader = threading.Thread(target=lambda: lines.extend(iter(proc.stdout.readline, "")),
+                              daemon=True)
+    reader.start()
+    return lines, reader
+
+
+def wait_for_lines(lines, texts, seconds):
+    """True once every text in ``texts`` is in some line, False after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        seen = "".join(list(lines))
+        if all(text in seen for text in texts):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def kill_pids(pids):
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass

@@ -16,7 +16,8 @@ from tensorflow.python.training import training_util
 from npu_bridge.core import checkpoint_saver
 from npu_bridge.core.config import NPURunConfig
 from npu_bridge.core import user_errors
-from npu_bridge.core.graceful_stop import GracefulStop
+from npu_bridge.core.graceful_stop import (EvaluationInterrupted, GracefulStop,
+                                           StopEvaluationOnSignalHook, StopOnSignalHook)
 from npu_bridge.debugging.estimator_hooks import training_hooks as _debugging_hooks
 from npu_bridge.device_loop import loop_hooks
 from npu_bridge.device_loop.builder import ProgramBuilder, resource_variables
@@ -36,6 +37,10 @@ def _check_steps(name, steps):
                         % (name, type(steps).__name__, steps))
     if steps <= 0:
         raise ValueError("%s must be > 0; got %d." % (name, steps))
+
+
+def _saves_checkpoints(hooks):
+    return any(isinstance(h, tf.compat.v1.train.CheckpointSaverHook) for h in hooks)
 
 
 def _host_hooks(hooks):
@@ -130,7 +135,8 @@ class NPUEstimator(estimator_lib.Estimator):
                 steps=steps,
                 max_steps=max_steps,
                 saving_listeners=_ranks.rank_saving_listeners(saving_listeners))
-            _ranks.after_train()
+            if stop.signal is None:  # after a signal every rank exits: nobody evaluates
+                _ranks.after_train()
         stop.raise_if_signalled()
         return result
 
@@ -177,6 +183,10 @@ class NPUEstimator(estimator_lib.Estimator):
             hook.marks_restart = True  # a resumed run hides a crashed run's later records
         if host_hooks:  # checkpoints wait until the records they cover are on disk
             saving_listeners = list(saving_listeners or []) + [RecordsBeforeCheckpoint(host_hooks)]
+        all_hooks = worker_hooks + list(hooks) + list(estimator_spec.training_chief_hooks)
+        if _saves_checkpoints(all_hooks):  # a signal's stop is bounded once its checkpoint is written
+            saving_listeners = list(saving_listeners or []) + [
+                h.final_checkpoint_listener() for h in hooks if isinstance(h, StopOnSignalHook)]
         try:
             return _run_with_host_calls(
                 host_hooks,
@@ -198,6 +208,22 @@ class NPUEstimator(estimator_lib.Estimator):
 
     # ---- evaluation -----------------------------------------------------
 
+    def evaluate(self, input_fn, steps=None, hooks=None, checkpoint_path=None, name=None):
+        """Estimator.evaluate; SIGTERM/SIGINT end it after the current loop, without metrics.
+
+        The process then exits 143 (SIGTERM) or KeyboardInterrupt is raised (SIGINT);
+        with ranks, a run that waits on peers longer than the rank timeout ends the rank.
+        """
+        with GracefulStop(then="ending the evaluation without writing metrics") as stop:
+            try:
+                result = super(NPUEstimator, self).evaluate(
+                    input_fn, steps=steps, checkpoint_path=checkpoint_path, name=name,
+                    hooks=list(hooks or []) + [stop.evaluation_hook()] + watchdog_hooks())
+            except EvaluationInterrupted:
+                result = None
+        stop.raise_if_signalled()
+        return result
+
     def _convert_eval_steps_to_hooks(self, steps):
         _check_steps("evaluate() steps", steps)
         return [loop_hooks.EvalStepLimitHook(num_evals=steps)]
@@ -210,6 +236,9 @@ class NPUEstimator(estimator_lib.Estimator):
     def _evaluate_run(self, checkpoint_path, scaffold, update_op, eval_dict,
                       all_hooks, output_dir):
         parent = super(NPUEstimator, self)._evaluate_run
+        # the signal hook ends last: the others (host_call drain) have ended when it raises
+        all_hooks = ([h for h in all_hooks if not isinstance(h, StopEvaluationOnSignalHook)]
+                     + [h for h in all_hooks if isinstance(h, StopEvaluationOnSignalHook)])
         return _run_with_host_calls(
             _host_hooks(all_hooks),
             lambda: parent(checkpoint_path, scaffold, update_op, eval_dict,

@@ -49,6 +49,7 @@ class WindDown(object):
     def cancel(self):
         if self._timer is not None:
             self._timer.cancel()
+            self._timer.join(1.0)  # it ends at once: leave no thread behind
             self._timer = None
 
     def _exit(self, status):

@@ -130,11 +130,17 @@ class NPUEstimator(estimator_lib.Estimator):
         every host_call record, then exit as the signal asks (``graceful_stop``).
         """
         with GracefulStop() as stop:
-            result = super(NPUEstimator, self).train(
-                input_fn, hooks=_ranks.rank_train_hooks(hooks) + [stop.hook()] + watchdog_hooks(),
-                steps=steps,
-                max_steps=max_steps,
-                saving_listeners=_ranks.rank_saving_listeners(saving_listeners))
+            try:
+                result = super(NPUEstimator, self).train(
+                    input_fn,
+                    hooks=_ranks.rank_train_hooks(hooks) + [stop.hook()] + watchdog_hooks(),
+                    steps=steps,
+                    max_steps=max_steps,
+                    saving_listeners=_ranks.rank_saving_listeners(saving_listeners))
+            except EvaluationInterrupted:  # an evaluation started from a saving listener
+                if stop.signal is None:
+                    raise
+                result = self
             if stop.signal is None:  # after a signal every rank exits: nobody evaluates
                 _ranks.after_train()
         stop.raise_if_signalled()
@@ -214,6 +220,11 @@ class NPUEstimator(estimator_lib.Estimator):
         The process then exits 143 (SIGTERM) or KeyboardInterrupt is raised (SIGINT);
         with ranks, a run that waits on peers longer than the rank timeout ends the rank.
         """
+        stopping = GracefulStop.stopping()
+        if stopping is not None:  # train_and_evaluate, after a signal's final checkpoint
+            stopping.wind_down("training stopped on a signal; the evaluation it would start "
+                               "is skipped; closing the session")
+            raise EvaluationInterrupted()
         with GracefulStop(then="ending the evaluation without writing metrics") as stop:
             try:
                 result = super(NPUEstimator, self).evaluate(
@@ -221,6 +232,8 @@ class NPUEstimator(estimator_lib.Estimator):
                     hooks=list(hooks or []) + [stop.evaluation_hook()] + watchdog_hooks())
             except EvaluationInterrupted:
                 result = None
+        if stop.pass_to_enclosing():  # train_and_evaluate: the train() around it stops
+            raise EvaluationInterrupted()
         stop.raise_if_signalled()
         return result
 

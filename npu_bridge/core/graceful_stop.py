@@ -57,9 +57,12 @@ class GracefulStop(object):
     ``then``: what the stop does after the current loop, for the log line.
     """
 
+    _innermost = None  # the active stop of this process (signals are process-wide)
+
     def __init__(self, then="writing a checkpoint and the host_call records"):
         self.signal = None
         self._then = then
+        self._outer = None
         self.saves_checkpoint = False  # set when a checkpoint saver runs in this session
         self._active = False
         self._lock = threading.Lock()
@@ -75,6 +78,7 @@ class GracefulStop(object):
         self._old_handlers = {s: signal.signal(s, self._python_handler) for s in SIGNALS
                               if signal.getsignal(s) is not signal.SIG_IGN}
         self._active = True
+        self._outer, GracefulStop._innermost = GracefulStop._innermost, self
         self._watcher = threading.Thread(target=self._watch, name="npu_bridge-signals",
                                          daemon=True)
         self._watcher.start()
@@ -87,6 +91,7 @@ class GracefulStop(object):
             signal.signal(sig, handler)
         signal.set_wakeup_fd(self._old_wakeup)
         self._active = False
+        GracefulStop._innermost = self._outer
         os.close(self._write)  # ends the watcher's read
         self._watcher.join(1.0)
         os.close(self._read)
@@ -118,6 +123,33 @@ class GracefulStop(object):
         tf.compat.v1.logging.warning(
             "Got %s: stopping after the current loop, then %s. Send it again to exit "
             "at once.", signal.Signals(signum).name, self._then)
+
+    @classmethod
+    def stopping(cls):
+        """The active stop of this process that already got a signal, or None.
+
+        E.g. the train() around the evaluation that train_and_evaluate starts from
+        a checkpoint listener, after the signal's final checkpoint.
+        """
+        stop = cls._innermost
+        while stop is not None and stop.signal is None:
+            stop = stop._outer
+        return stop
+
+    def pass_to_enclosing(self):
+        """Inside another active stop (evaluate() within train()): hand it this signal.
+
+        Returns True if there was one; it then stops as if it had got the signal.
+        """
+        if self._outer is None or self.signal is None:
+            return False
+        with self._outer._lock:  # pylint: disable=protected-access
+            if self._outer.signal is None:
+                self._outer.signal = self.signal
+        self._wind_down.cancel()
+        self._outer.wind_down("an evaluation inside training stopped on a signal; "
+                              "training stops too; closing its session")
+        return True
 
     def hook(self):
         return StopOnSignalHook(self)

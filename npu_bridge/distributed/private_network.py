@@ -67,16 +67,24 @@ def _loopback_up():
         fcntl.ioctl(sock, _SIOCSIFFLAGS, struct.pack(_IFREQ, b"lo", flags | _IFF_UP))
 
 
+def _with_user_namespace():
+    """A new user namespace mapping only our own uid/gid, with a new network namespace."""
+    uid, gid = os.getuid(), os.getgid()
+    _unshare(CLONE_NEWUSER | CLONE_NEWNET)
+    _write("/proc/self/setgroups", "deny")
+    _write("/proc/self/uid_map", "%d %d 1" % (uid, uid))
+    _write("/proc/self/gid_map", "%d %d 1" % (gid, gid))
+
+
 def _make_namespace():
     """Moves the calling process into a new network namespace with ``lo`` up (raises OSError)."""
-    if os.geteuid() == 0:
-        _unshare(CLONE_NEWNET)
+    if os.geteuid() != 0:
+        _with_user_namespace()
     else:
-        uid, gid = os.getuid(), os.getgid()
-        _unshare(CLONE_NEWUSER | CLONE_NEWNET)
-        _write("/proc/self/setgroups", "deny")
-        _write("/proc/self/uid_map", "%d %d 1" % (uid, uid))
-        _write("/proc/self/gid_map", "%d %d 1" % (gid, gid))
+        try:
+            _unshare(CLONE_NEWNET)
+        except OSError:  # root without CAP_SYS_ADMIN (a container): as any user
+            _with_user_namespace()
     _loopback_up()
 
 

@@ -198,3 +198,26 @@ def kill_pids(pids):
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+
+
+def stopped_peer_fails_the_job(proc, lines, reader, rank_timeout):
+    """SIGSTOPs rank 1 (a wedged host: alive, silent); rank 0 must fail within the timeout.
+
+    Checks that the launcher ends non-zero because rank 0 exited with 1 naming its
+    peer, within ``rank_timeout`` plus a margin, and that no rank is left.
+    """
+    stopped = int(re.search(r"PID rank=1 pid=(\d+)", "".join(lines)).group(1))
+    try:
+        os.kill(stopped, signal.SIGSTOP)
+        start = time.monotonic()
+        rc = proc.wait(timeout=rank_timeout + 60)
+        elapsed = time.monotonic() - start
+        reader.join(timeout=5)
+        out = "".join(lines)
+        assert rc != 0, out[-3000:]
+        assert "rank 0 exited with 1" in out, out[-3000:]
+        assert "a peer is dead or hung (rank 1 at 127.0.0.1:" in out, out[-3000:]
+        assert elapsed < rank_timeout + 15, (elapsed, out[-3000:])
+        assert wait_gone(pids_in(out)) == [], out[-3000:]
+    finally:
+        kill_pids([stopped])

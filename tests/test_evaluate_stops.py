@@ -11,13 +11,12 @@ import re
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 
 from conftest import read_scalars
 from distributed_util import (ROOT, collect_output, env, kill_group, kill_pids, pids_in,
-                              start_launcher, wait_for_lines, wait_gone)
+                              start_launcher, stopped_peer_fails_the_job, wait_for_lines)
 from npu_bridge.distributed.rank_timeout import TIMEOUT_ENV
 
 pytestmark = pytest.mark.timeout(180)
@@ -57,18 +56,7 @@ def test_a_stopped_rank_makes_the_other_fail_during_evaluation(monkeypatch, tmp_
         assert wait_for_lines(lines, ["EVALUATING rank=0", "EVALUATING rank=1"], 120), \
             "".join(lines)[-3000:]
         pids = pids_in("".join(lines))
-        stopped = int(re.search(r"PID rank=1 pid=(\d+)", "".join(lines)).group(1))
-        os.kill(stopped, signal.SIGSTOP)  # a wedged host: alive, silent
-        start = time.monotonic()
-        rc = proc.wait(timeout=90)
-        elapsed = time.monotonic() - start
-        reader.join(timeout=5)
-        out = "".join(lines)
-        assert rc != 0, out[-3000:]
-        assert "rank 0 exited with 1" in out, out[-3000:]
-        assert "a peer is dead or hung (rank 1 at 127.0.0.1:" in out, out[-3000:]
-        assert elapsed < 10 + 20, (elapsed, out[-3000:])
-        assert wait_gone(pids) == [], out[-3000:]
+        stopped_peer_fails_the_job(proc, lines, reader, rank_timeout=10)
     finally:
         if proc is not None:
             kill_group(proc)

@@ -169,3 +169,55 @@ def run_ranks(rank_envs, script, *args, prefixes=None, timeout=120):
     finally:
         for proc in procs:
             kill_group(proc)
+
+
+def collect_output(proc):
+    """(lines, reader thread): ``proc``'s output lines as they arrive."""
+    import threading
+    lines = []
+    reader = threading.Thread(target=lambda: lines.extend(iter(proc.stdout.readline, "")),
+                              daemon=True)
+    reader.start()
+    return lines, reader
+
+
+def wait_for_lines(lines, texts, seconds):
+    """True once every text in ``texts`` is in some line, False after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        seen = "".join(list(lines))
+        if all(text in seen for text in texts):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def kill_pids(pids):
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def stopped_peer_fails_the_job(proc, lines, reader, rank_timeout):
+    """SIGSTOPs rank 1 (a wedged host: alive, silent); rank 0 must fail within the timeout.
+
+    Checks that the launcher ends non-zero because rank 0 exited with 1 naming its
+    peer, within ``rank_timeout`` plus a margin, and that no rank is left.
+    """
+    stopped = int(re.search(r"PID rank=1 pid=(\d+)", "".join(lines)).group(1))
+    try:
+        os.kill(stopped, signal.SIGSTOP)
+        start = time.monotonic()
+        rc = proc.wait(timeout=rank_timeout + 60)
+        elapsed = time.monotonic() - start
+        reader.join(timeout=5)
+        out = "".join(lines)
+        assert rc != 0, out[-3000:]
+        assert "rank 0 exited with 1" in out, out[-3000:]
+        assert "a peer is dead or hung (rank 1 at 127.0.0.1:" in out, out[-3000:]
+        assert elapsed < rank_timeout + 15, (elapsed, out[-3000:])
+        assert wait_gone(pids_in(out)) == [], out[-3000:]
+    finally:
+        kill_pids([stopped])

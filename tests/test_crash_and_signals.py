@@ -162,9 +162,12 @@ def test_sigterm_to_the_launcher_stops_both_ranks_after_the_same_loop(tmp_path):
         os.kill(proc.pid, signal.SIGTERM)
         start = time.monotonic()
         code, out = _finish(proc, timeout=120)
-        # Both ranks ended by themselves (the launcher would wait 120 s for a rank
-        # stuck in a collective before killing it).
-        assert time.monotonic() - start < 60, out[-3000:]
+        # Both ranks ended by themselves, within a scheduler's 30 s grace period. (This
+        # once took 125 s: rank 0, slower per loop with its host_call and saver hooks,
+        # stopped on its own signal while rank 1 had entered the next run and waited in
+        # its all-reduce until the launcher's grace, then 120 s, ran out. Ranks now stop
+        # only on the agreed all-reduce, and exit soon after the final checkpoint.)
+        assert time.monotonic() - start < 30, out[-3000:]
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)

@@ -1,16 +1,14 @@
 """A rank never waits for its peers longer than NPU_BRIDGE_RANK_TIMEOUT, and says for whom."""
 
 import os
-import re
-import signal
 import subprocess
 import sys
-import threading
 import time
 
 import pytest
 
-from distributed_util import RANKS, env, kill_group, pids_in, start_launcher, wait_gone
+from distributed_util import (RANKS, collect_output, env, kill_group, pids_in,
+                              stopped_peer_fails_the_job)
 from npu_bridge.distributed.cluster.rank_timeout import TIMEOUT_ENV, rank_timeout_seconds
 from npu_bridge.launch import free_ports
 
@@ -56,34 +54,13 @@ def test_a_stopped_rank_makes_the_others_fail_within_the_timeout(monkeypatch, tm
         [sys.executable, "-m", "npu_bridge.launch", "-n", "2", trainer, str(tmp_path / "model"),
          str(10 ** 6), "10", "0", str(10 ** 5)], env=env(), stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT, text=True, start_new_session=True)
-    lines = []
-    reader = threading.Thread(target=lambda: lines.extend(iter(proc.stdout.readline, "")),
-                              daemon=True)
-    reader.start()
-    stopped = None
+    lines, reader = collect_output(proc)
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and not (
                 host_dir.exists() and len(pids_in("".join(lines))) == 2
                 and any(p.stat().st_size > 2000 for p in host_dir.iterdir())):
             time.sleep(0.1)
-        out = "".join(lines)
-        stopped = int(re.search(r"PID rank=1 pid=(\d+)", out).group(1))
-        os.kill(stopped, signal.SIGSTOP)  # a wedged host: alive, silent
-        start = time.monotonic()
-        rc = proc.wait(timeout=60)
-        elapsed = time.monotonic() - start
-        reader.join(timeout=5)
-        out = "".join(lines)
-        assert rc != 0, out[-3000:]
-        assert "rank 0 exited with 1" in out, out[-3000:]
-        assert "a peer is dead or hung (rank 1 at 127.0.0.1:" in out, out[-3000:]
-        assert elapsed < 8 + 15, (elapsed, out[-3000:])
-        assert wait_gone(pids_in(out)) == [], out[-3000:]
+        stopped_peer_fails_the_job(proc, lines, reader, rank_timeout=8)
     finally:
-        if stopped is not None:
-            try:
-                os.kill(stopped, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
         kill_group(proc)

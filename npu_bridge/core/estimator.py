@@ -13,7 +13,8 @@ import tensorflow as tf
 from npu_bridge.core import checkpoint_saver
 from npu_bridge.core.config import NPURunConfig
 from npu_bridge.core import user_errors
-from npu_bridge.core.graceful_stop import GracefulStop
+from npu_bridge.core.graceful_stop import (EvaluationInterrupted, GracefulStop,
+                                           StopEvaluationOnSignalHook, StopOnSignalHook)
 from npu_bridge.debugging import estimator_hooks as debugging
 from npu_bridge.device_loop import loop_hooks
 from npu_bridge.device_loop.builder import ProgramBuilder, resource_variables
@@ -24,6 +25,10 @@ from npu_bridge.distributed.sessions.rank_watchdog import watchdog_hooks
 from npu_bridge.tf_private import estimator as estimator_lib
 
 ModeKeys = tf.estimator.ModeKeys
+
+
+def _saves_checkpoints(hooks):
+    return any(isinstance(h, tf.compat.v1.train.CheckpointSaverHook) for h in hooks)
 
 
 def _host_hooks(hooks):
@@ -124,12 +129,19 @@ class NPUEstimator(estimator_lib.Estimator):
                              single_steps=debugging.single_steps(self._config),
                              job_config=self._job_config)
         with self._running(plan), GracefulStop() as stop:
-            result = super(NPUEstimator, self).train(
-                input_fn, hooks=_ranks.rank_train_hooks(hooks) + [stop.hook()] + watchdog_hooks(),
-                steps=steps,
-                max_steps=max_steps,
-                saving_listeners=_ranks.rank_saving_listeners(saving_listeners))
-            _ranks.after_train()
+            try:
+                result = super(NPUEstimator, self).train(
+                    input_fn,
+                    hooks=_ranks.rank_train_hooks(hooks) + [stop.hook()] + watchdog_hooks(),
+                    steps=steps,
+                    max_steps=max_steps,
+                    saving_listeners=_ranks.rank_saving_listeners(saving_listeners))
+            except EvaluationInterrupted:  # an evaluation started from a saving listener
+                if stop.signal is None:
+                    raise
+                result = self
+            if stop.signal is None:  # after a signal every rank exits: nobody evaluates
+                _ranks.after_train()
         stop.raise_if_signalled()
         return result
 
@@ -174,6 +186,10 @@ class NPUEstimator(estimator_lib.Estimator):
             hook.marks_restart = True  # a resumed run hides a crashed run's later records
         if host_hooks:  # checkpoints wait until the records they cover are on disk
             saving_listeners = list(saving_listeners or []) + [RecordsBeforeCheckpoint(host_hooks)]
+        all_hooks = worker_hooks + list(hooks) + list(estimator_spec.training_chief_hooks)
+        if _saves_checkpoints(all_hooks):  # a signal's stop is bounded once its checkpoint is written
+            saving_listeners = list(saving_listeners or []) + [
+                h.final_checkpoint_listener() for h in hooks if isinstance(h, StopOnSignalHook)]
         try:
             return _run_with_host_calls(
                 host_hooks,
@@ -196,11 +212,30 @@ class NPUEstimator(estimator_lib.Estimator):
     # ---- evaluation -----------------------------------------------------
 
     def evaluate(self, input_fn, steps=None, hooks=None, checkpoint_path=None, name=None):
-        """Estimator.evaluate, N eval steps per ``Session.run`` (metrics updated every step)."""
-        with self._running(plan_evaluation(self._config, steps)):
-            # ``steps`` lives in the plan; the plan's hook stops after that many.
-            return super(NPUEstimator, self).evaluate(
-                input_fn, steps=None, hooks=hooks, checkpoint_path=checkpoint_path, name=name)
+        """Estimator.evaluate, N eval steps per ``Session.run`` (metrics updated every step).
+
+        SIGTERM/SIGINT end it after the current loop, without metrics: the process then
+        exits 143 (SIGTERM) or KeyboardInterrupt is raised (SIGINT); with ranks, a run
+        that waits on peers longer than the rank timeout ends the rank.
+        """
+        stopping = GracefulStop.stopping()
+        if stopping is not None:  # train_and_evaluate, after a signal's final checkpoint
+            stopping.wind_down("training stopped on a signal; the evaluation it would start "
+                               "is skipped; closing the session")
+            raise EvaluationInterrupted()
+        with self._running(plan_evaluation(self._config, steps)), \
+                GracefulStop(then="ending the evaluation without writing metrics") as stop:
+            try:
+                # ``steps`` lives in the plan; the plan's hook stops after that many.
+                result = super(NPUEstimator, self).evaluate(
+                    input_fn, steps=None, checkpoint_path=checkpoint_path, name=name,
+                    hooks=list(hooks or []) + [stop.evaluation_hook()] + watchdog_hooks())
+            except EvaluationInterrupted:
+                result = None
+        if stop.pass_to_enclosing():  # train_and_evaluate: the train() around it stops
+            raise EvaluationInterrupted()
+        stop.raise_if_signalled()
+        return result
 
     def _call_model_fn_eval(self, input_fn, config):
         plan = self._plan
@@ -212,6 +247,9 @@ class NPUEstimator(estimator_lib.Estimator):
     def _evaluate_run(self, checkpoint_path, scaffold, update_op, eval_dict,
                       all_hooks, output_dir):
         parent = super(NPUEstimator, self)._evaluate_run
+        # the signal hook ends last: the others (host_call drain) have ended when it raises
+        all_hooks = ([h for h in all_hooks if not isinstance(h, StopEvaluationOnSignalHook)]
+                     + [h for h in all_hooks if isinstance(h, StopEvaluationOnSignalHook)])
         return _run_with_host_calls(
             _host_hooks(all_hooks),
             lambda: parent(checkpoint_path, scaffold, update_op, eval_dict,

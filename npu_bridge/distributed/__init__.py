@@ -10,7 +10,9 @@ Each group is a folder a reader can enter alone; imports point down this list
 * ``cluster``: the rank layout from our variables, TF_CONFIG, MPI, Slurm or a
   rank table (``cluster_sources``), one server per rank and its session
   config (``runtime``), one GPU per rank (``devices``), bounded waits for
-  peers (``rank_timeout``). The launcher command is ``npu_bridge.launch``.
+  peers (``rank_timeout``), ranks that die with their launcher
+  (``parent_watch``), the launcher's private network (``private_network``).
+  The launcher command is ``npu_bridge.launch``.
 * ``collectives``: fused all-reduce, broadcast, allgather, reduce_scatter and
   barrier (``collectives``), process groups (``groups``), the same with
   Ascend's signatures (``hccl_ops``, re-exported by ``npu_bridge.hccl``).
@@ -20,8 +22,8 @@ Each group is a folder a reader can enter alone; imports point down this list
 * ``sessions``: what Estimators, Sessions and Keras need as ranks: the
   variable broadcast (``broadcast_hook``, ``keras_callback``), NPUEstimator's
   rank config, hooks and barrier (``estimator_support``), default-target
-  Sessions on the rank's server (``session_target``), a rank that waits too
-  long exits (``rank_watchdog``).
+  Sessions on the rank's server (``session_target``) with bounded runs
+  (``run_deadline``), a rank that waits too long exits (``rank_watchdog``).
 
 See docs/distributed.md.
 """

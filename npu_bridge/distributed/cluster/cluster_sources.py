@@ -34,7 +34,6 @@ import logging
 import os
 
 from npu_bridge.common.log_once import first_time
-from npu_bridge.tf_private.distribute import expand_hostlist, expand_tasks_per_node
 
 HOSTS_ENV = "NPU_BRIDGE_HOSTS"
 NODES_ENV = "NPU_BRIDGE_NODES"
@@ -220,9 +219,16 @@ _MPI_VARS = {  # family -> (rank, size, local rank, local size)
 }
 
 
+def _slurm_helpers():
+    """TensorFlow's Slurm decoders, imported only when Slurm is read: the launcher,
+    which imports this module, then starts without TensorFlow (and single-threaded)."""
+    from npu_bridge.tf_private import distribute
+    return distribute
+
+
 def _slurm_nodes(env):
     raw = env.get("SLURM_STEP_NODELIST") or env.get("SLURM_JOB_NODELIST") or ""
-    return expand_hostlist(raw) if raw else []
+    return _slurm_helpers().expand_hostlist(raw) if raw else []
 
 
 def from_mpi(env):
@@ -276,7 +282,7 @@ def from_slurm(env):
                          "nodes of a %d-task step, it is missing" % size)
     raw_tasks = env.get("SLURM_STEP_TASKS_PER_NODE") or env.get("SLURM_TASKS_PER_NODE")
     if raw_tasks:
-        per_node = expand_tasks_per_node(raw_tasks)
+        per_node = _slurm_helpers().expand_tasks_per_node(raw_tasks)
     else:
         per_node = [size // len(nodes) + (i < size % len(nodes)) for i in range(len(nodes))]
     if len(per_node) != len(nodes) or sum(per_node) != size:

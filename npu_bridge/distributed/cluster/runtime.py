@@ -35,7 +35,7 @@ see ``rank_timeout``).
 import collections
 import threading
 
-from npu_bridge.distributed.cluster import cluster_sources, devices, rank_timeout
+from npu_bridge.distributed.cluster import cluster_sources, devices, private_network, rank_timeout
 
 HOSTS_ENV = cluster_sources.HOSTS_ENV
 JOB_NAME = "worker"
@@ -119,6 +119,7 @@ def ensure_server():
             cluster, job_name=JOB_NAME, task_index=info.rank_id,
             protocol="grpc", config=config, start=True)
         _server_info = info
+        private_network.log_listening(info.rank_id, info.hosts[info.rank_id])
         rank_timeout.wait_for_peers(info.hosts, info.rank_id)  # bounded: fails naming them
         return _server.target
 

@@ -1,11 +1,11 @@
-"""Ends a rank whose training run waits longer than the rank timeout for its peers.
+"""Ends a rank whose training or evaluation run waits longer than the rank timeout.
 
 When a peer dies or hangs (a crashed or wedged host, a SIGSTOP), the other
 ranks wait in a collective of the current ``Session.run`` forever. TensorFlow
 can time collectives out, but it starts a thread per timed execution that
 sleeps the whole timeout, which per step would pile up thousands of threads.
 So the bound is kept here instead, once per run: a watchdog thread notes when
-each ``Session.run`` of training starts, and when one has lasted longer than
+each ``Session.run`` of training (or evaluation) starts, and when one has lasted longer than
 ``NPU_BRIDGE_RANK_TIMEOUT`` seconds (``rank_timeout``), it reports the peers'
 addresses and ends the process with status 1. The launcher (or any scheduler)
 then stops the rest of the job. Checkpoints are consistent cuts, so what was
@@ -29,7 +29,7 @@ EXIT_STATUS = 1
 
 
 class RankWatchdogHook(tf.compat.v1.train.SessionRunHook):
-    """Exits the rank when one training Session.run outlasts the rank timeout."""
+    """Exits the rank when one Session.run of training or evaluation outlasts the rank timeout."""
 
     def __init__(self, timeout=None, poll_secs=1.0):
         self._timeout = rank_timeout.rank_timeout_seconds() if timeout is None else timeout
@@ -68,7 +68,7 @@ class RankWatchdogHook(tf.compat.v1.train.SessionRunHook):
         peers = ["rank %d at %s" % (rank, host) for rank, host in enumerate(info.hosts)
                  if rank != info.rank_id]
         sys.stderr.write(
-            "npu_bridge: rank %d: a training step has waited %.0f s for its peers (%s=%g); "
+            "npu_bridge: rank %d: a Session.run has waited %.0f s for its peers (%s=%g); "
             "a peer is dead or hung (%s). Exiting so the job can be stopped.\n"
             % (info.rank_id, waited, rank_timeout.TIMEOUT_ENV, self._timeout,
                ", ".join(peers)))

@@ -16,7 +16,9 @@ first all-reduce.  A ConfigProto cannot carry a target, so ``install()`` wraps
 * any other target is left alone.
 
 If the server cannot be had, session creation fails at once with an error
-naming RANK_SIZE, instead of hanging later.  Single-process: nothing is touched.
+naming RANK_SIZE, instead of hanging later.  Runs of the sessions sent to the
+rank's server are bounded by the rank timeout (``run_deadline``).
+Single-process: nothing is touched.
 """
 
 import logging
@@ -25,6 +27,7 @@ import os
 from tensorflow.core.protobuf import config_pb2
 
 from npu_bridge.distributed.cluster import runtime
+from npu_bridge.distributed.sessions import run_deadline
 from npu_bridge.tf_private.session import BaseSession
 
 _log = logging.getLogger(__name__)
@@ -79,17 +82,21 @@ def install():
     original = base.__init__
 
     def __init__(self, target="", graph=None, config=None):
-        if target in ("", None):
+        bounded = target in ("", None)
+        if bounded:
             self._session = None  # so __del__ stays quiet if we raise
             target = _rank_target(rank_size)
             config = _rank_config(config, isolate=True)
         elif target == _started_target():
             config = _rank_config(config, isolate=False)
         original(self, target, graph, config)
+        if bounded:
+            run_deadline.mark(self)
 
     __init__.__doc__ = original.__doc__
     setattr(base, _ATTR, original)
     base.__init__ = __init__
+    run_deadline.install()
     _log.warning("npu_bridge: RANK_SIZE=%d: sessions with the default target now run "
                  "on this rank's tf.distribute.Server with the collective config",
                  rank_size)
@@ -103,3 +110,4 @@ def uninstall():
     if original is not None:
         base.__init__ = original
         delattr(base, _ATTR)
+    run_deadline.uninstall()

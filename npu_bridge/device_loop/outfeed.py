@@ -33,6 +33,7 @@ from tensorflow.python.ops import summary_ops_v2
 from tensorflow.python.ops import while_v2
 
 from npu_bridge.core.host_call import HostCall
+from npu_bridge.device_loop import unfed_placeholders
 from npu_bridge.device_loop.read_order import order_reads_after
 
 # Records kept in the queue are bounded by bytes as well as by count, so a
@@ -122,6 +123,7 @@ class Outfeed(object):
         ``step_values`` (the loss) are values the step computed even if ``after``
         does not depend on them: variable reads behind them are not delayed.
         """
+        unfed_placeholders.check(self.host_call, list(after) + list(step_values))
         with tf.control_dependencies(after):
             values = self.host_call.device_tensors()
         values = order_reads_after(values, after, step_values)

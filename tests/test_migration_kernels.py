@@ -162,8 +162,8 @@ def test_dynamic_gru_v2_matches_keras_gru_reset_after():
 
 
 def test_unimplemented_kernels_say_which_and_why():
-    with pytest.raises(NotImplementedError, match="lamb_apply_weight_assign"):
-        helper.get_gen_ops().lamb_apply_weight_assign
+    with pytest.raises(NotImplementedError, match="prod_env_mat_a"):
+        helper.get_gen_ops().prod_env_mat_a
     with tf.Graph().as_default():
         with pytest.raises(NotImplementedError, match="direction"):
             DynamicGRUV2(4, tf.float32, direction="BIDIRECTIONAL")
@@ -260,3 +260,27 @@ def test_adam_and_lamb_kernels_match_numpy_and_assign_their_state():
                                rtol=1e-5)
     np.testing.assert_allclose(got["lamb"][1], want_v, rtol=1e-5)
     np.testing.assert_allclose(got["lamb"][2], want_m, rtol=1e-5)
+
+
+def test_lamb_weight_assign_is_the_trust_ratio_step_as_the_zoo_calls_it():
+    # BERT's LAMB in the zoo: update from lamb_apply_optimizer_assign, then
+    # lamb_apply_weight_assign(norm(var), norm(update), lr, update, var).
+    rng = np.random.RandomState(7)
+    w, update = rng.randn(5).astype(np.float32), rng.randn(5).astype(np.float32)
+    lr = 0.01
+    with tf.Graph().as_default():
+        w_var, zero_var = tf.Variable(w), tf.Variable(np.zeros(5, np.float32))
+        step = npu_ops.lamb_apply_weight_assign(tf.norm(w_var), tf.norm(update), lr, update,
+                                                w_var)
+        with tf.control_dependencies([step]):
+            after = tf.identity(w_var.read_value())
+        zero_w = helper.get_gen_ops().lamb_apply_weight_assign(
+            tf.norm(zero_var), tf.norm(update), lr, update, zero_var)
+        zero_g = npu_ops.lamb_apply_weight_assign(
+            tf.norm(w), 0.0, lr, np.zeros(5, np.float32), w)
+        got = _run({"step": step, "after": after, "zero_w": zero_w, "zero_g": zero_g})
+    ratio = np.linalg.norm(w) / np.linalg.norm(update)
+    np.testing.assert_allclose(got["step"], w - lr * ratio * update, rtol=1e-5)
+    np.testing.assert_allclose(got["after"], got["step"], rtol=0)  # written into var
+    np.testing.assert_allclose(got["zero_w"], -lr * update, rtol=1e-6)  # ||w|| = 0: ratio 1
+    np.testing.assert_array_equal(got["zero_g"], w)  # ||update|| = 0: no step, no nan

@@ -15,6 +15,13 @@ constants (an unseeded initializer draws a new seed constant at every build)
 and the instance keys of collective ops (a per-process counter with ranks):
 what TensorBoard draws is the same. Checkpoints and their ``.meta`` files, which
 hold the exact graph of each checkpoint, are written as by the stock hook.
+
+When a checkpoint is due is decided from the global step after each run, read
+after the device loop, so that every rank decides the same at the same run:
+with weight-update sharding, saving exchanges the optimizer's slots between
+ranks (``distributed.optimizers.sharded_slots``), ranks that write no checkpoint take part
+through ``CheckpointParticipantHook``, and with ``save_checkpoints_secs`` the
+ranks agree on each save (a small all-reduce with each run: clocks differ).
 """
 
 import hashlib
@@ -26,6 +33,11 @@ import tensorflow as tf
 from tensorflow.core.framework import tensor_pb2
 
 from npu_bridge.tf_private.graph import create_meta_graph_def
+
+from npu_bridge.distributed.cluster import runtime
+from npu_bridge.distributed.collectives import collectives
+from npu_bridge.distributed.optimizers import sharded_slots
+from npu_bridge.tf_private.estimator import get_or_create_global_step_read
 
 _UNIQUE_SUFFIX = re.compile(r"_\d+$")
 _last_written = {}  # realpath(model_dir) -> _WrittenGraph last written there
@@ -124,6 +136,44 @@ class CheckpointSaverHook(tf.compat.v1.train.CheckpointSaverHook):
 
     _pbtxt_writer = None
 
+    def __init__(self, checkpoint_dir, save_secs=None, save_steps=None, step_after_run=None,
+                 **kwargs):
+        super(CheckpointSaverHook, self).__init__(
+            checkpoint_dir, save_secs=save_secs, save_steps=save_steps, **kwargs)
+        self._every_secs = save_secs
+        self._loop_step_after = step_after_run  # the device loop's step read after it
+
+    def begin(self):
+        super(CheckpointSaverHook, self).begin()
+        self._begin_schedule()
+
+    def _begin_schedule(self):
+        """The step read after the loop, and the ranks' vote when saves are timed."""
+        graph = tf.compat.v1.get_default_graph()
+        self._step_after_run = (self._loop_step_after if self._loop_step_after is not None
+                                else self._global_step_tensor)
+        self._agreed = None
+        plan = sharded_slots.plan_for(graph)
+        if self._every_secs and plan is not None and plan.active and runtime.is_distributed():
+            self._vote = tf.compat.v1.placeholder_with_default(0, [], name="npu_save_vote")
+            self._agreed = collectives.allreduce(self._vote, "max")
+
+    def before_run(self, run_context):
+        if self._agreed is None:
+            return tf.compat.v1.train.SessionRunArgs(self._step_after_run)
+        due = self._timer.should_trigger_for_step(self._timer.last_triggered_step() + 1)
+        return tf.compat.v1.train.SessionRunArgs(
+            [self._step_after_run, self._agreed], feed_dict={self._vote: int(due)})
+
+    def after_run(self, run_context, run_values):
+        if self._agreed is None:
+            return super(CheckpointSaverHook, self).after_run(run_context, run_values)
+        if run_values.results[1]:  # some rank's clock says a checkpoint is due
+            global_step = run_context.session.run(self._global_step_tensor)
+            self._timer.update_last_triggered_step(global_step)
+            if self._save(run_context.session, global_step):
+                run_context.request_stop()
+
     def after_create_session(self, session, coord):
         global_step = session.run(self._global_step_tensor)
         graph = tf.compat.v1.get_default_graph()
@@ -161,11 +211,58 @@ class CheckpointSaverHook(tf.compat.v1.train.CheckpointSaverHook):
             return last.digest != current.digest
 
 
-def saver_hook_for(config, model_dir, scaffold):
-    """The checkpoint saver an Estimator with ``config`` would add, or None if it adds none."""
+class CheckpointParticipantHook(CheckpointSaverHook):
+    """On a rank that writes no checkpoint: takes part in each save the writer makes.
+
+    Saving exchanges sharded optimizer slots between ranks
+    (``distributed.optimizers.sharded_slots``); this hook runs that exchange at the same
+    steps as the writer's saver (the same schedule), and writes nothing.
+    """
+
+    def __init__(self, exchange_op, save_secs=None, save_steps=None, step_after_run=None):
+        super(CheckpointParticipantHook, self).__init__(
+            "", save_secs=save_secs, save_steps=save_steps, step_after_run=step_after_run)
+        self._exchange_op = exchange_op
+
+    def begin(self):
+        self._global_step_tensor = get_or_create_global_step_read()
+        self._begin_schedule()
+
+    def after_create_session(self, session, coord):
+        global_step = session.run(self._global_step_tensor)
+        self._save(session, global_step)
+        self._timer.update_last_triggered_step(global_step)
+
+    def end(self, session):
+        last_step = session.run(self._global_step_tensor)
+        if last_step != self._timer.last_triggered_step():
+            self._save(session, last_step)
+
+    def _save(self, session, step):
+        session.run(self._exchange_op)
+        return False
+
+
+def saver_hook_for(config, model_dir, scaffold, writes=True, step_after_run=None):
+    """The checkpoint saver an Estimator with ``config`` would add, or None if it adds none.
+
+    ``writes=False`` (a rank whose model_dir another rank writes): the hook that
+    takes part in the writer's saves when they need every rank, else None.
+    ``step_after_run``: the device loop's global step read after the loop (None
+    without a loop), from which the hook decides when a checkpoint is due.
+    """
     if not (config.save_checkpoints_secs or config.save_checkpoints_steps):
         return None
+    if not writes:
+        plan = sharded_slots.plan_for(tf.compat.v1.get_default_graph())
+        if plan is None or not plan.active:
+            return None
+        return CheckpointParticipantHook(plan.exchange_op(),
+                                         save_secs=config.save_checkpoints_secs,
+                                         save_steps=config.save_checkpoints_steps,
+                                         step_after_run=step_after_run)
     return CheckpointSaverHook(
         model_dir, save_secs=config.save_checkpoints_secs,
         save_steps=config.save_checkpoints_steps, scaffold=scaffold,
+        step_after_run=step_after_run,
         save_graph_def=config.checkpoint_save_graph_def)

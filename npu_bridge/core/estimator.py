@@ -10,7 +10,7 @@ import os
 
 import tensorflow as tf
 
-from npu_bridge.core import checkpoint_saver
+from npu_bridge.core import checkpoint_saver, checkpoint_shapes, model_dir_lock
 from npu_bridge.core.config import NPURunConfig
 from npu_bridge.core import user_errors
 from npu_bridge.core.graceful_stop import (EvaluationInterrupted, GracefulStop,
@@ -72,6 +72,9 @@ class NPUEstimator(estimator_lib.Estimator):
 
     def __init__(self, model_fn=None, model_dir=None, config=None, params=None,
                  job_start_file="", warm_start_from=None):
+        if model_fn is not None and not callable(model_fn):
+            raise TypeError("model_fn must be a callable (features, labels, mode, ...) -> "
+                            "EstimatorSpec; got %s %r." % (type(model_fn).__name__, model_fn))
         if config is None:
             config = NPURunConfig()
         if not isinstance(config, NPURunConfig):
@@ -91,6 +94,8 @@ class NPUEstimator(estimator_lib.Estimator):
         super(NPUEstimator, self).__init__(
             model_fn=model_fn, model_dir=model_dir, config=config, params=params,
             warm_start_from=warm_start_from)
+
+    _writes_checkpoints = True  # this rank writes model_dir's checkpoints (set by train())
 
     def _assert_members_are_not_overridden(self):
         """NPUEstimator deliberately overrides how train/eval graphs are built."""
@@ -120,22 +125,27 @@ class NPUEstimator(estimator_lib.Estimator):
     # ---- training -------------------------------------------------------
 
     def train(self, input_fn, hooks=None, steps=None, max_steps=None, saving_listeners=None):
-        """Estimator.train; with ranks: broadcast hook added, rank 0 saves, all wait for it.
+        """Estimator.train; with ranks: broadcast hook added, one writer per model_dir.
 
+        The process holds model_dir while it trains (``model_dir_lock``); with
+        ranks the lowest rank of those sharing a model_dir writes its checkpoints
+        and every rank waits for them at the end (``rank_model_dir``).
         SIGTERM/SIGINT end training after the current loop with a checkpoint and
         every host_call record, then exit as the signal asks (``graceful_stop``).
         """
         plan = plan_training(self._config, steps, max_steps,
                              single_steps=debugging.single_steps(self._config),
                              job_config=self._job_config)
-        with self._running(plan), GracefulStop() as stop:
+        with self._running(plan), GracefulStop() as stop, \
+                model_dir_lock.train_claim(self._model_dir) as writes:
+            self._writes_checkpoints = writes
             try:
                 result = super(NPUEstimator, self).train(
                     input_fn,
                     hooks=_ranks.rank_train_hooks(hooks) + [stop.hook()] + watchdog_hooks(),
                     steps=steps,
                     max_steps=max_steps,
-                    saving_listeners=_ranks.rank_saving_listeners(saving_listeners))
+                    saving_listeners=_ranks.rank_saving_listeners(saving_listeners, writes))
             except EvaluationInterrupted:  # an evaluation started from a saving listener
                 if stop.signal is None:
                     raise
@@ -179,7 +189,11 @@ class NPUEstimator(estimator_lib.Estimator):
         if program.loop is not None:
             # Logging and step counting are replaced by step-aware hooks.
             self._config = config.replace(log_step_count_steps=None)
-        estimator_spec = self._with_checkpoint_saver(program.spec, worker_hooks + list(hooks))
+        checkpoint_shapes.check_latest(self._model_dir)
+        estimator_spec, hooks = self._with_session_start(program, worker_hooks, list(hooks))
+        if not self._writes_checkpoints:  # nor may the stock Estimator add a saver
+            self._config = self._config.replace(save_checkpoints_steps=None,
+                                                save_checkpoints_secs=None)
         parent = super(NPUEstimator, self)._train_with_estimator_spec
         host_hooks = _host_hooks(worker_hooks)
         for hook in host_hooks:
@@ -198,16 +212,33 @@ class NPUEstimator(estimator_lib.Estimator):
         finally:
             self._config = config
 
-    def _with_checkpoint_saver(self, spec, hooks):
-        """``spec`` with our checkpoint saver first among its chief hooks, where the stock
+    def _with_session_start(self, program, worker_hooks, hooks):
+        """(spec, hooks) with the hooks that must act first as a session starts leading
+        its chief hooks, in this order: restoring sharded optimizer slots, the variable
+        broadcast (taken out of ``hooks``), our checkpoint saver where the stock
         Estimator would add its own (none given, and the config saves checkpoints)."""
-        given = hooks + list(spec.training_chief_hooks)
-        if any(isinstance(h, tf.compat.v1.train.CheckpointSaverHook) for h in given):
-            return spec
-        saver = checkpoint_saver.saver_hook_for(self._config, self._model_dir, spec.scaffold)
-        if saver is None:
-            return spec
-        return spec._replace(training_chief_hooks=[saver] + list(spec.training_chief_hooks))
+        spec = program.spec
+        first = _ranks.session_start_hooks(spec.scaffold, self._config, self._model_dir)
+        broadcasts, hooks = _ranks.broadcast_hooks_apart(hooks)
+        first += broadcasts
+        given = worker_hooks + hooks + list(spec.training_chief_hooks)
+        if not any(isinstance(h, tf.compat.v1.train.CheckpointSaverHook) for h in given):
+            saver = checkpoint_saver.saver_hook_for(
+                self._config, self._model_dir, spec.scaffold, self._writes_checkpoints,
+                step_after_run=program.loop.step_after if program.loop is not None else None)
+            first += [saver] if saver is not None else []
+        return spec._replace(training_chief_hooks=first + list(spec.training_chief_hooks)), hooks
+
+    # ---- prediction -----------------------------------------------------
+
+    def predict(self, input_fn, predict_keys=None, hooks=None, checkpoint_path=None,
+                yield_single_examples=True):
+        """Estimator.predict; a checkpoint of other shapes fails before it is restored."""
+        hooks = list(hooks or []) + [
+            checkpoint_shapes.CheckpointShapesHook(self._model_dir, checkpoint_path)]
+        return super(NPUEstimator, self).predict(
+            input_fn, predict_keys=predict_keys, hooks=hooks, checkpoint_path=checkpoint_path,
+            yield_single_examples=yield_single_examples)
 
     # ---- evaluation -----------------------------------------------------
 
@@ -246,6 +277,7 @@ class NPUEstimator(estimator_lib.Estimator):
 
     def _evaluate_run(self, checkpoint_path, scaffold, update_op, eval_dict,
                       all_hooks, output_dir):
+        checkpoint_shapes.check(checkpoint_path)
         parent = super(NPUEstimator, self)._evaluate_run
         # the signal hook ends last: the others (host_call drain) have ended when it raises
         all_hooks = ([h for h in all_hooks if not isinstance(h, StopEvaluationOnSignalHook)]

@@ -31,6 +31,7 @@ import tensorflow as tf
 from tensorflow.core.util import event_pb2
 
 from npu_bridge.device_loop.host_call import HostCall
+from npu_bridge.device_loop import unfed_placeholders
 from npu_bridge.device_loop.read_order import order_reads_after
 from npu_bridge.tf_private import summary as summary_ops
 from npu_bridge.tf_private.graph import is_stateful, while_loop
@@ -134,6 +135,7 @@ class Outfeed(object):
         ``step_values`` (the loss) are values the step computed even if ``after``
         does not depend on them: variable reads behind them are not delayed.
         """
+        unfed_placeholders.check(self.host_call, list(after) + list(step_values))
         with tf.control_dependencies(after):
             values = self.host_call.device_tensors()
         values = order_reads_after(values, after, step_values)

@@ -306,6 +306,25 @@ def lamb_apply_optimizer_assign(grad, inputv, inputm, input3, mul0_x, mul1_x, mu
         return update, _assigned(inputv, next_v), _assigned(inputm, next_m)
 
 
+def lamb_apply_weight_assign(w_norm, g_norm, lr, update, var, name=None):
+    """LAMB's weight step: ``var - lr * ratio * update``, assigned to ``var``; returns it.
+
+    ``ratio = w_norm / g_norm`` (the trust ratio of ``||w||`` and ``||update||``),
+    1 where either norm is 0. Scripts call it after ``lamb_apply_optimizer_assign``
+    with ``w_norm = norm(var)``, ``g_norm = norm(update)``.
+    """
+    with tf.name_scope(name or "LambApplyWeightAssign"):
+        update = tf.convert_to_tensor(update)
+        w_norm = tf.cast(w_norm, update.dtype)
+        g_norm = tf.cast(g_norm, update.dtype)
+        one = tf.ones_like(w_norm)
+        ratio = tf.where(w_norm > 0,
+                         tf.where(g_norm > 0, w_norm / tf.where(g_norm > 0, g_norm, one), one),
+                         one)
+        new_var = tf.convert_to_tensor(var) - tf.cast(lr, update.dtype) * ratio * update
+        return _assigned(var, new_var)
+
+
 class GeneratedOps(object):
     """The adapter's generated-op module: the kernels above by their snake_case names.
 
@@ -318,7 +337,7 @@ class GeneratedOps(object):
               "npu_clear_float_status", "npu_get_float_status_v2",
               "npu_clear_float_status_v2", "fused_layer_norm", "basic_lstm_cell",
               "adam_apply_one_assign", "adam_apply_one_with_decay_assign",
-              "lamb_apply_optimizer_assign")
+              "lamb_apply_optimizer_assign", "lamb_apply_weight_assign")
 
     def __init__(self):
         for name in self._NAMES:

@@ -11,7 +11,7 @@ import tensorflow as tf
 from npu_bridge.migration import kernels
 from npu_bridge.migration.kernels import (  # noqa: F401
     adam_apply_one_assign, adam_apply_one_with_decay_assign, basic_lstm_cell, dropout_v3,
-    fast_gelu, gelu, lamb_apply_optimizer_assign)
+    fast_gelu, gelu, lamb_apply_optimizer_assign, lamb_apply_weight_assign)
 
 gen_npu_ops = kernels.GEN_OPS
 
@@ -117,6 +117,7 @@ stop_outfeed_dequeue_op = _unsupported(
 
 __all__ = ["NPUInit", "NPUShutdown", "initialize_system", "shutdown_system",
            "dropout", "dropout_v3", "gelu", "fast_gelu", "LARS", "LARSV2",
-           "basic_lstm_cell", "lamb_apply_optimizer_assign", "adam_apply_one_assign",
+           "basic_lstm_cell", "lamb_apply_optimizer_assign", "lamb_apply_weight_assign",
+           "adam_apply_one_assign",
            "adam_apply_one_with_decay_assign", "outfeed_enqueue_op",
            "outfeed_dequeue_op", "stop_outfeed_dequeue_op"]

@@ -17,6 +17,8 @@ message saying which feature it takes down.
 * ``session``: ``BaseSession`` (sessions of ranks) and the py_func registry
   (original error types);
 * ``distribute``: collective ops and Slurm's host-list syntax;
+* ``checkpoint``: saveable objects and the Saver's name map (sharded slots,
+  shape checks);
 * ``debugger``: tfdbg's watches and dump reader;
 * ``platform``: CPU feature flags and kernels without a public wrapper.
 """

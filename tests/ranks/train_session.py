@@ -52,8 +52,10 @@ def build(args, info):
     else:
         inner = tf.compat.v1.train.MomentumOptimizer(0.05, 0.9, use_nesterov=True)
     opt = NPUDistributedOptimizer(inner, is_weight_update_sharding=args.sharded)
+    # Slots this rank holds (initialised, local); those of other ranks' variables exist
+    # only as names for checkpoints, in no collection.
     build.slots = lambda: sorted(v.op.name for v in (w1, b1, w2)
-                                 if any(inner.get_slot(v, s) is not None
+                                 if any(inner.get_slot(v, s) in tf.compat.v1.local_variables()
                                         for s in inner.get_slot_names()))
 
     def step():

@@ -22,6 +22,7 @@ Everything here returns its input unchanged when single-process.
 import itertools
 import threading
 
+import numpy as np
 import tensorflow as tf
 
 from npu_bridge.distributed.cluster import devices, rank_timeout, runtime
@@ -233,6 +234,17 @@ def broadcast(tensors, root_rank=0, group=WORLD_GROUP):
     return out[0] if single else out
 
 
+def _run_off_graph(build):
+    """Runs the world collective ``build(instance_key)`` in a graph and session of its own."""
+    with _key_lock:
+        key = next(_barrier_keys)
+    with tf.Graph().as_default():
+        result = build(key)
+        with tf.compat.v1.Session(runtime.ensure_server(),
+                                  config=runtime.session_config_for_rank()) as sess:
+            return sess.run(result)
+
+
 def barrier():
     """Blocks until every rank has called barrier() (same number of times).
 
@@ -243,12 +255,22 @@ def barrier():
     info = runtime.rank_info()
     if info.rank_size == 1:
         return
-    with _key_lock:
-        key = next(_barrier_keys)
-    with tf.Graph().as_default():
-        done = collective_ops.all_reduce(tf.ones([1]), group_size=info.rank_size,
-                                         group_key=_WORLD_GROUP_KEY, instance_key=key,
-                                         timeout=_peer_timeout())
-        with tf.compat.v1.Session(runtime.ensure_server(),
-                                  config=runtime.session_config_for_rank()) as sess:
-            sess.run(done)
+    _run_off_graph(lambda key: collective_ops.all_reduce(
+        tf.ones([1]), group_size=info.rank_size, group_key=_WORLD_GROUP_KEY,
+        instance_key=key, timeout=_peer_timeout()))
+
+
+def gather_from_ranks(values):
+    """Every rank's ``values`` (ints, the same count on every rank), in rank order.
+
+    A numpy array of shape [rank_size, len(values)], gathered off-graph like
+    ``barrier`` (which it also is): for decisions ranks take together between
+    Estimator calls.  Single process: just this rank's row.
+    """
+    info = runtime.rank_info()
+    row = np.asarray([list(values)], dtype=np.int64)
+    if info.rank_size == 1:
+        return row
+    return _run_off_graph(lambda key: collective_ops.all_gather(
+        tf.constant(row), group_size=info.rank_size, group_key=_WORLD_GROUP_KEY,
+        instance_key=key, timeout=_peer_timeout()))

@@ -22,17 +22,19 @@ arithmetic on the same averaged gradients, done once instead of N times).
 
 The slots of a sharded optimizer are rank-local state: they are moved to
 ``LOCAL_VARIABLES`` so the start-of-training broadcast (which would pair rank
-0's slots with another rank's) and the checkpoint (written by rank 0 only,
-which holds only its shard) leave them out.  Consequences: they are initialised
-by ``local_variables_initializer`` (MonitoredTrainingSession, NPUEstimator and
-``Scaffold`` do that; a hand-written Session loop must run it too), and a
-restore from a checkpoint starts them from zero again.
+0's slots with another rank's) leaves them out.  They are initialised by
+``local_variables_initializer`` (MonitoredTrainingSession, NPUEstimator and
+``Scaffold`` do that; a hand-written Session loop must run it too).  Every
+slot is created first under the name unsharded training gives it, so that
+NPUEstimator's checkpoints hold all of them as unsharded training writes them
+(``sharded_slots``); plain Session scripts keep them out of checkpoints.
 """
 
 import tensorflow as tf
 
 from npu_bridge.distributed.cluster import runtime
 from npu_bridge.distributed.collectives import collectives
+from npu_bridge.distributed.optimizers import sharded_slots
 
 
 def assign_owners(variables, rank_size):
@@ -82,11 +84,14 @@ def sharded_apply_gradients(optimizer, grads_and_vars, global_step=None, name=No
     mine = [gv for gv, owner in zip(grads_and_vars, owners) if owner == info.rank_id]
     graph = _outer_graph()
     before = {id(v) for v in graph.get_collection(tf.compat.v1.GraphKeys.GLOBAL_VARIABLES)}
+    slots = sharded_slots.create_all_slots(optimizer, variables, owners, graph)
     if mine:
         update = optimizer.apply_gradients(mine, name=name)
     else:
         update = tf.no_op(name="no_owned_variables")
-    _make_rank_local(graph, before)  # the slots the update just created
+    made = _make_rank_local(graph, before)  # this rank's slots
+    known = {id(e.variable) for e in slots}
+    sharded_slots.record(graph, optimizer, slots, [v for v in made if id(v) not in known])
     assigns = []
     with tf.control_dependencies([update]):
         for owner in range(info.rank_size):

@@ -13,6 +13,7 @@ import tensorflow as tf
 
 from npu_bridge.distributed.cluster import runtime
 from npu_bridge.distributed.collectives import collectives
+from npu_bridge.distributed.optimizers import sharded_slots
 from npu_bridge.distributed.sessions import broadcast_hook
 from npu_bridge.tf_private.estimator import make_single_worker
 
@@ -24,7 +25,11 @@ def rank_run_config(config):
     * session_config: collective group leader + own-task device filter;
     * any TF_CONFIG cluster is dropped, so the Estimator neither starts a
       second server nor treats ranks as ps/worker/chief replicas;
-    * non-writer ranks (RANK_ID != 0) save no checkpoints and no summaries.
+    * ranks other than 0 write no summaries and log no step rates.
+
+    Every rank keeps the checkpoint settings: device loops are cut at the same
+    steps on every rank (their collectives must meet), and which rank writes
+    checkpoints where is decided by each train() (``rank_model_dir``).
     """
     if not runtime.is_distributed():
         return config
@@ -32,8 +37,7 @@ def rank_run_config(config):
     base = config.session_config or tf.compat.v1.ConfigProto(allow_soft_placement=True)
     changes = {"session_config": runtime.session_config_for_rank(base)}
     if not runtime.is_writer_rank():
-        changes.update(save_checkpoints_steps=None, save_checkpoints_secs=None,
-                       save_summary_steps=0, log_step_count_steps=None)
+        changes.update(save_summary_steps=0, log_step_count_steps=None)
     return make_single_worker(config.replace(**changes), target)
 
 
@@ -42,11 +46,40 @@ def rank_train_hooks(hooks):
     return broadcast_hook.npu_hooks_append(list(hooks or []))
 
 
-def rank_saving_listeners(listeners):
-    """Saving listeners only run where checkpoints are written (the writer rank)."""
-    if runtime.is_writer_rank():
-        return listeners
-    return []
+def rank_saving_listeners(listeners, writes):
+    """Saving listeners only run where checkpoints are written (``writes``)."""
+    return listeners if writes else []
+
+
+def session_start_hooks(scaffold, config, model_dir):
+    """Hooks that must run first when a training session starts, and the saver they need.
+
+    With weight-update sharding this installs the saver that writes the sharded
+    slots (``sharded_slots``) and returns the hook restoring this rank's slots
+    after the session has initialised its local variables; otherwise nothing.
+    """
+    graph = tf.compat.v1.get_default_graph()
+    plan = sharded_slots.plan_for(graph)
+    if plan is None:
+        return []
+    if scaffold.saver is not None or tf.compat.v1.get_collection(
+            tf.compat.v1.GraphKeys.SAVERS):
+        sharded_slots.warn_not_saved(graph)
+        return []
+    tf.compat.v1.add_to_collection(tf.compat.v1.GraphKeys.SAVERS, sharded_slots.checkpoint_saver(
+        graph, config.keep_checkpoint_max, config.keep_checkpoint_every_n_hours))
+    return [sharded_slots.SlotRestoreHook(plan, model_dir)]
+
+
+def broadcast_hooks_apart(hooks):
+    """(the variable broadcast hooks in ``hooks``, the others).
+
+    The estimator runs the broadcast before the checkpoint saver writes the
+    starting step's checkpoint, so that on every rank that checkpoint holds
+    rank 0's values.
+    """
+    apart = [h for h in hooks if isinstance(h, broadcast_hook.NPUBroadcastGlobalVariablesHook)]
+    return apart, [h for h in hooks if h not in apart]
 
 
 def after_train():

@@ -1,0 +1,31 @@
+"""What a Saver saves, seen from inside: saveable objects and the saver's name map.
+
+* ``SaveableObject`` / ``SaveSpec``: a value a ``tf.compat.v1.train.Saver``
+  writes under a name of our choosing; sharded optimizer slots are saved so,
+  under the names unsharded training gives them
+  (``distributed.optimizers.sharded_slots``).
+* ``op_list_to_dict``: the checkpoint name of each variable a Saver would
+  save; the shape check before a restore compares them with the checkpoint
+  (``core.checkpoint_shapes``).
+
+If these change, sharded slots stay out of checkpoints and the shape check
+cannot run: importing this module fails then.
+"""
+
+from npu_bridge.tf_private import check_version, missing
+
+AREA = "checkpoint"
+check_version(AREA, "training.saving.saveable_object(.SaveableObject, SaveSpec), "
+                    "saveable_object_util.op_list_to_dict")
+
+try:
+    from tensorflow.python.training.saving import saveable_object as _saveable_object
+    from tensorflow.python.training.saving import saveable_object_util as _saveable_object_util
+
+    SaveableObject = _saveable_object.SaveableObject
+    SaveSpec = _saveable_object.SaveSpec
+    op_list_to_dict = _saveable_object_util.op_list_to_dict
+except (ImportError, AttributeError) as _error:
+    raise missing(AREA, "saveable objects and the Saver's name map",
+                  "sharded optimizer slots cannot be checkpointed and checkpoint shapes "
+                  "cannot be checked", _error) from _error

@@ -198,6 +198,13 @@ class NPUEstimator(estimator_lib.Estimator):
 
     # ---- evaluation -----------------------------------------------------
 
+    def evaluate(self, input_fn, steps=None, hooks=None, checkpoint_path=None, name=None):
+        """Estimator.evaluate; with ranks every rank evaluates rank 0's checkpoint, and
+        broadcast hooks among ``hooks`` are dropped (``estimator_support.rank_eval_hooks``)."""
+        return super(NPUEstimator, self).evaluate(
+            input_fn, steps=steps, hooks=_ranks.rank_eval_hooks(hooks),
+            checkpoint_path=checkpoint_path, name=name)
+
     def _convert_eval_steps_to_hooks(self, steps):
         _check_steps("evaluate() steps", steps)
         return [loop_hooks.EvalStepLimitHook(num_evals=steps)]

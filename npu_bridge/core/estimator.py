@@ -17,7 +17,7 @@ from npu_bridge.core import checkpoint_saver
 from npu_bridge.core.config import NPURunConfig
 from npu_bridge.core import user_errors
 from npu_bridge.core.graceful_stop import GracefulStop
-from npu_bridge.debugging.estimator_hooks import training_hooks as _debugging_hooks
+from npu_bridge.debugging import estimator_hooks as _debugging
 from npu_bridge.device_loop import loop_hooks
 from npu_bridge.device_loop.builder import ProgramBuilder, resource_variables
 from npu_bridge.distributed import estimator_support as _ranks
@@ -149,7 +149,8 @@ class NPUEstimator(estimator_lib.Estimator):
                 training_util._get_or_create_global_step_read(graph)  # pylint: disable=protected-access
             program = self._builder().train(self._call_input_fn(input_fn, ModeKeys.TRAIN),
                                             outer_hooks=hooks)
-            worker_hooks = list(program.hooks) + _debugging_hooks(self._config, self._model_dir)
+            worker_hooks = list(program.hooks) + _debugging.training_hooks(self._config,
+                                                                            self._model_dir)
             if program.looped:
                 if not any(isinstance(h, loop_hooks.StepLimitHook) for h in hooks):
                     worker_hooks.append(loop_hooks.CheckpointAlignHook())
@@ -211,8 +212,19 @@ class NPUEstimator(estimator_lib.Estimator):
 
     def _call_model_fn_eval(self, input_fn, config):
         program = self._builder().evaluate(self._call_input_fn(input_fn, ModeKeys.EVAL))
-        return (program.spec.scaffold, program.spec.evaluation_hooks, program.hooks,
+        hooks = list(program.hooks) + _debugging.evaluation_hooks(self._config, self._model_dir)
+        return (program.spec.scaffold, program.spec.evaluation_hooks, hooks,
                 program.update_op, program.eval_dict)
+
+    # ---- prediction -----------------------------------------------------
+
+    def predict(self, input_fn, predict_keys=None, hooks=None, checkpoint_path=None,
+                yield_single_examples=True):
+        """Estimator.predict, with the dump and overflow hooks the config asks for."""
+        return super(NPUEstimator, self).predict(
+            input_fn, predict_keys=predict_keys,
+            hooks=list(hooks or []) + _debugging.prediction_hooks(self._config, self._model_dir),
+            checkpoint_path=checkpoint_path, yield_single_examples=yield_single_examples)
 
     def _evaluate_run(self, checkpoint_path, scaffold, update_op, eval_dict,
                       all_hooks, output_dir):

@@ -1,11 +1,18 @@
 """A SessionRunHook base that captures the runs of named steps with tfdbg.
 
-It keeps track of the global step before each run (read from the device
-loop's step-after tensor, or from the variable after a one-step run) and,
-when that step is named, adds tfdbg's watches to the run and hands the
-captured ops to ``on_capture(step, ops)``. Under the device loop the loop
-hooks make a named step a run of its own (``LOOP_SINGLE_STEPS``); a capture
-that nonetheless spans several steps is reported, not misfiled.
+It keeps track of the step before each run and, when that step is named,
+adds tfdbg's watches to the run and hands the captured ops to
+``on_capture(step, ops)``. What a step is depends on the call (``StepSource``):
+
+* ``train()``: the global step (read from the device loop's step-after
+  tensor, or from the variable after a one-step run);
+* ``evaluate()``: the batches this call has evaluated so far (its eval step
+  counter), from 0;
+* ``predict()``: the batches this call has predicted so far (one per run), from 0.
+
+Under the device loop the loop hooks make a named step a run of its own
+(``LOOP_SINGLE_STEPS``); a capture that nonetheless spans several steps is
+reported, not misfiled.
 """
 
 import tensorflow as tf
@@ -14,11 +21,76 @@ from npu_bridge.debugging.capture import RunCapture
 from npu_bridge.device_loop import loop_hooks
 
 
-class WatchedStepsHook(tf.compat.v1.train.SessionRunHook):
-    """Captures the runs of the steps in ``steps`` (a StepRanges)."""
+class StepSource(object):
+    """Which step a run starts at: ``first`` after the session starts, then ``next``."""
 
-    def __init__(self, steps):
+    def begin(self):
+        """Called in the hook's ``begin``, in the graph."""
+
+    def first(self, session):
+        raise NotImplementedError
+
+    def fetch(self):
+        """A tensor to fetch with every run (handed to ``next``), or None."""
+        return None
+
+    def next(self, session, fetched, step):
+        """The step the following run starts at; ``step``: where the last run started."""
+        raise NotImplementedError
+
+
+class TrainingSteps(StepSource):
+    """Step k of train(): the run that starts while the global step reads k."""
+
+    def begin(self):
+        self._global_step = tf.compat.v1.train.get_global_step()
+        items = tf.compat.v1.get_collection(loop_hooks.LOOP_GLOBAL_STEP)
+        self._step_after = items[0] if items else None
+
+    def first(self, session):
+        return int(session.run(self._global_step))
+
+    def fetch(self):
+        return self._step_after
+
+    def next(self, session, fetched, step):
+        if self._step_after is not None:
+            return int(fetched)
+        return int(session.run(self._global_step))
+
+
+class EvaluationSteps(StepSource):
+    """Step k of evaluate(): its k-th batch, by the evaluation's own step counter.
+
+    The counter is updated by the run itself, so it is read after the run.
+    """
+
+    def begin(self):
+        self._counter = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.EVAL_STEP)[0]
+
+    def first(self, session):
+        return int(session.run(self._counter))
+
+    def next(self, session, fetched, step):
+        return int(session.run(self._counter))
+
+
+class PredictionSteps(StepSource):
+    """Step k of predict(): its k-th batch (predict runs one batch per Session.run)."""
+
+    def first(self, session):
+        return 0
+
+    def next(self, session, fetched, step):
+        return step + 1
+
+
+class WatchedStepsHook(tf.compat.v1.train.SessionRunHook):
+    """Captures the runs of the steps in ``steps`` (a StepRanges), counted by ``source``."""
+
+    def __init__(self, steps, source=None):
         self._steps = steps
+        self._source = source or TrainingSteps()
         self._capture = None
 
     def on_capture(self, step, ops):
@@ -26,26 +98,22 @@ class WatchedStepsHook(tf.compat.v1.train.SessionRunHook):
 
     def begin(self):
         self._graph = tf.compat.v1.get_default_graph()
-        self._global_step = tf.compat.v1.train.get_global_step()
-        items = tf.compat.v1.get_collection(loop_hooks.LOOP_GLOBAL_STEP)
-        self._step_after = items[0] if items else None
+        self._source.begin()
 
     def after_create_session(self, session, coord):
-        self._step = int(session.run(self._global_step))
+        self._step = self._source.first(session)
 
     def before_run(self, run_context):
+        fetch = self._source.fetch()
         if self._step not in self._steps:
-            return tf.compat.v1.train.SessionRunArgs(self._step_after)
+            return tf.compat.v1.train.SessionRunArgs(fetch)
         self._capture = RunCapture()
         return tf.compat.v1.train.SessionRunArgs(
-            self._step_after, options=self._capture.run_options(self._graph))
+            fetch, options=self._capture.run_options(self._graph))
 
     def after_run(self, run_context, run_values):
         step = self._step
-        if self._step_after is not None:
-            self._step = int(run_values.results)
-        else:
-            self._step = int(run_context.session.run(self._global_step))
+        self._step = self._source.next(run_context.session, run_values.results, step)
         if self._capture is None:
             return
         capture, self._capture = self._capture, None

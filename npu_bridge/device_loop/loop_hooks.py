@@ -112,12 +112,37 @@ class CheckpointAlignHook(tf.compat.v1.train.SessionRunHook):
 
 
 class EvalStepLimitHook(evaluation._MultiStepStopAfterNEvalsHook):  # pylint: disable=protected-access
-    """Eval stop hook that learns N from the graph (1 when no eval loop was built)."""
+    """Eval stop hook that learns N from the graph (1 when no eval loop was built).
+
+    Each run makes ``min(N, evals left)`` steps, cut around steps that must run
+    alone (dumped steps of evaluate(), counted from 0 in the call).
+    """
 
     def begin(self):
         steps_per_run = _collection_item(EVAL_STEPS_PER_RUN)
         self._steps_per_run_initial_value = steps_per_run or 1
+        self._single_steps = _single_steps()
         super(EvalStepLimitHook, self).begin()
+
+    def _run_size(self, completed):
+        size = self._steps_per_run_initial_value
+        if self._num_evals is not None:
+            size = min(size, self._num_evals - completed)
+        for steps in self._single_steps:
+            size = steps.run_size(size, completed)
+        return max(size, 1)
+
+    def after_create_session(self, session, coord):
+        super(EvalStepLimitHook, self).after_create_session(session, coord)
+        if self._single_steps:
+            self._steps_per_run_variable.load(self._run_size(0), session=session)
+
+    def after_run(self, run_context, run_values):
+        super(EvalStepLimitHook, self).after_run(run_context, run_values)
+        if self._single_steps:
+            completed = run_values.results["evals_completed"]
+            self._steps_per_run_variable.load(self._run_size(completed),
+                                              session=run_context.session)
 
 
 class LoopLoggingHook(tf.compat.v1.train.SessionRunHook):

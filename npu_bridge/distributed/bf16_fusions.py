@@ -16,10 +16,12 @@ collectives.
 The remapper has one switch for all its fusions, so rank sessions with the
 bfloat16 pass on run with it off: convolutions, bias adds and activations stay
 bfloat16 as separate oneDNN kernels.  The alternative, keeping convolutions in
-float32 so that they may be fused, loses most of the gain: on a conv + batch
-norm network, bfloat16 unfused ran at 0.50-0.55x the float32 step time,
-bfloat16 fused (one process) 0.42x.  If a later TensorFlow lists bfloat16 for
-``_FusedConv2D`` this rule turns itself off.  Logged once per process.
+float32 so that they may be fused, loses most of the gain
+(``bench/bench_precision_fusions.py``: on a conv + batch norm net, bfloat16
+unfused through a server ran at 0.47-0.50x the float32 step time, bfloat16
+fused in one process 0.50-0.54x, float32 convolutions fused 0.77-0.88x).  If a
+later TensorFlow lists bfloat16 for ``_FusedConv2D`` this rule turns itself
+off.  Logged once per process.
 """
 
 import logging

@@ -26,7 +26,7 @@ import threading
 import numpy as np
 import tensorflow as tf
 
-from npu_bridge.distributed import collectives, runtime
+from npu_bridge.distributed import broadcast_hook, collectives, runtime
 
 
 class _RankSession(object):
@@ -89,8 +89,7 @@ def allreduce(tensors, reduction="mean"):
 
 def broadcast_variables(variables, root_rank=0):
     """Assigns ``root_rank``'s values to ``variables`` on every rank (eager)."""
-    chosen = [v for v in variables if v.shape.is_fully_defined()
-              and (v.dtype.is_floating or v.dtype.is_integer or v.dtype == tf.bool)]
+    chosen = broadcast_hook.broadcastable(variables)
     if not chosen or not runtime.is_distributed():
         return
     arrays = [v.numpy() for v in chosen]

@@ -45,10 +45,14 @@ def two_layer_model_fn(records, w2_init=0.5, planted_sqrt=False):
         inputs = tf.sqrt(features, name="planted_sqrt") if planted_sqrt else features
         hidden = tf.nn.relu(tf.matmul(inputs, w1, name="layer1"), name="hidden")
         pred = tf.matmul(hidden, w2, name="layer2")
+        if mode == tf.estimator.ModeKeys.PREDICT:
+            return tf.estimator.EstimatorSpec(mode, predictions={"pred": pred})
         loss = tf.reduce_mean(tf.square(pred - labels), name="mse")
+        hook = RecordHook({"hidden": hidden, "pred": pred, "loss": loss}, records)
+        if mode == tf.estimator.ModeKeys.EVAL:
+            return tf.estimator.EstimatorSpec(mode, loss=loss, evaluation_hooks=[hook])
         train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
             loss, global_step=tf.compat.v1.train.get_global_step())
-        hook = RecordHook({"hidden": hidden, "pred": pred, "loss": loss}, records)
         return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op,
                                           training_hooks=[hook])
     return model_fn
@@ -189,6 +193,50 @@ def test_dump_mode_selects_inputs_outputs_or_both(mode, tmp_path):
         assert tensor(step_dir, "layer2", "input_1").shape == (3, 1)
         sources = {t["kind"]: t.get("from") for t in ops["layer2"]["tensors"]}
         assert sources["input_0"] == "hidden:0"
+
+
+def test_evaluate_and_predict_dump_the_batches_they_name(tmp_path):
+    model_dir, dump_path = str(tmp_path / "model"), str(tmp_path / "dump")
+    x, y = make_data(64)
+    train(model_dir, 1)  # a checkpoint to evaluate
+    records = []
+    config = NPURunConfig(model_dir=model_dir, iterations_per_loop=4, log_step_count_steps=None,
+                          dump_config=DumpConfig(enable_dump=True, dump_path=dump_path,
+                                                 dump_step="1|4"))
+    estimator = NPUEstimator(two_layer_model_fn(records), config=config)
+    estimator.evaluate(input_fn_for(x, y), steps=6)
+    assert os.listdir(dump_path) == ["evaluate"]
+    assert sorted(os.listdir(os.path.join(dump_path, "evaluate"))) == ["step_1", "step_4"]
+    # Eval loop runs: batch 0, batch 1 alone, batches 2-3, batch 4 alone, batch 5.
+    assert len(records) == 5
+    for step, run in ((1, 1), (4, 3)):
+        step_dir = os.path.join(dump_path, "evaluate", "step_%d" % step)
+        index, ops = load(step_dir)
+        assert index["step"] == step
+        for name, key in (("hidden", "hidden"), ("layer2", "pred"), ("mse", "loss")):
+            np.testing.assert_allclose(tensor(step_dir, name, "output_0"), records[run][key],
+                                       rtol=1e-6)
+        batch = next(n for n, op in ops.items() if op["type"] == "IteratorGetNext")
+        np.testing.assert_array_equal(tensor(step_dir, batch, "output_0"),
+                                      x[BATCH * step:BATCH * (step + 1)])
+    predictions = list(estimator.predict(
+        lambda: tf.data.Dataset.from_tensor_slices(x[:6 * BATCH]).batch(BATCH),
+        yield_single_examples=False))
+    assert sorted(os.listdir(os.path.join(dump_path, "predict"))) == ["step_1", "step_4"]
+    for step in (1, 4):
+        step_dir = os.path.join(dump_path, "predict", "step_%d" % step)
+        np.testing.assert_allclose(tensor(step_dir, "layer2", "output_0"),
+                                   predictions[step]["pred"], rtol=1e-6)
+    # Overflow detection in evaluate(): a NaN planted in batch 2 is named there.
+    x[2 * BATCH + 1, 2] = -1.0
+    checking = NPURunConfig(model_dir=model_dir, iterations_per_loop=4, dump_config=DumpConfig(
+        enable_dump_debug=True, dump_step="0-2"))  # later batches read the metric's NaN total
+    NPUEstimator(two_layer_model_fn([], planted_sqrt=True), config=checking).evaluate(
+        input_fn_for(x, y), steps=4)
+    reports = glob.glob(os.path.join(model_dir, "npu_dump", "evaluate", "overflow", "*",
+                                     "overflow.json"))  # the default dump_path
+    assert [json.load(open(r))["op"] for r in reports] == ["planted_sqrt"]
+    assert json.load(open(reports[0]))["step"] == 2
 
 
 # ---- overflow ----------------------------------------------------------------

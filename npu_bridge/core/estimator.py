@@ -233,9 +233,11 @@ class NPUEstimator(estimator_lib.Estimator):
 
     def predict(self, input_fn, predict_keys=None, hooks=None, checkpoint_path=None,
                 yield_single_examples=True):
-        """Estimator.predict; a checkpoint of other shapes fails before it is restored."""
+        """Estimator.predict; a checkpoint of other shapes fails before it is restored,
+        and the dump and overflow hooks the config asks for watch its batches."""
         hooks = list(hooks or []) + [
-            checkpoint_shapes.CheckpointShapesHook(self._model_dir, checkpoint_path)]
+            checkpoint_shapes.CheckpointShapesHook(self._model_dir, checkpoint_path)
+        ] + debugging.prediction_hooks(self._config, self._model_dir)
         return super(NPUEstimator, self).predict(
             input_fn, predict_keys=predict_keys, hooks=hooks, checkpoint_path=checkpoint_path,
             yield_single_examples=yield_single_examples)
@@ -254,13 +256,16 @@ class NPUEstimator(estimator_lib.Estimator):
             stopping.wind_down("training stopped on a signal; the evaluation it would start "
                                "is skipped; closing the session")
             raise EvaluationInterrupted()
-        with self._running(plan_evaluation(self._config, steps)), \
+        plan = plan_evaluation(self._config, steps,
+                               single_steps=debugging.single_steps(self._config))
+        with self._running(plan), \
                 GracefulStop(then="ending the evaluation without writing metrics") as stop:
             try:
                 # ``steps`` lives in the plan; the plan's hook stops after that many.
                 result = super(NPUEstimator, self).evaluate(
                     input_fn, steps=None, checkpoint_path=checkpoint_path, name=name,
-                    hooks=list(hooks or []) + [stop.evaluation_hook()] + watchdog_hooks())
+                    hooks=(_ranks.rank_eval_hooks(hooks) + [stop.evaluation_hook()]
+                           + watchdog_hooks()))
             except EvaluationInterrupted:
                 result = None
         if stop.pass_to_enclosing():  # train_and_evaluate: the train() around it stops
@@ -271,7 +276,8 @@ class NPUEstimator(estimator_lib.Estimator):
     def _call_model_fn_eval(self, input_fn, config):
         plan = self._plan
         program = self._builder(plan).evaluate(self._call_input_fn(input_fn, ModeKeys.EVAL))
-        hooks = list(program.hooks) + [loop_hooks.EvalStepLimitHook(plan, program.loop)]
+        hooks = (list(program.hooks) + [loop_hooks.EvalStepLimitHook(plan, program.loop)]
+                 + debugging.evaluation_hooks(self._config, self._model_dir))
         return (program.spec.scaffold, program.spec.evaluation_hooks, hooks,
                 program.update_op, program.eval_dict)
 

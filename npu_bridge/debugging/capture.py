@@ -17,8 +17,9 @@ dumps turns those rewrites off (``keep_every_op``); the mixed precision
 rewrite stays, since comparing float32 with precision_mode is a use.
 
 Inside the device loop's body the runtime names ops
-"npu_loop/npu_device_loop/body/_<k>/<name in the body>"; that prefix is
-removed, so a looped run and a one-step run name an op alike.
+"npu_loop/npu_device_loop/body/_<k>/<name in the body>" (``npu_eval_loop/``
+in evaluate()); that prefix is removed, so a looped run and a one-step run
+name an op alike.
 """
 
 import collections
@@ -38,7 +39,7 @@ _OP_REWRITES = ("constant_folding", "arithmetic_optimization", "remapping",
                 "dependency_optimization", "layout_optimizer", "loop_optimization",
                 "shape_optimization", "function_optimization")
 
-_LOOP_BODY_PREFIX = re.compile(r"^(?:npu_loop/)?npu_device_loop/body/_\d+/")
+_LOOP_BODY_PREFIX = re.compile(r"^(?:npu_loop/|npu_eval_loop/)?npu_device_loop/body/_\d+/")
 
 # One op of a captured run. ``outputs``: {slot: ndarray}; ``inputs``:
 # [(input index, "producer:slot")] for data inputs; ``order``: 0, 1, ... in

@@ -16,11 +16,11 @@ from npu_bridge.debugging.watched_steps import WatchedStepsHook
 class OpDumpHook(WatchedStepsHook):
     """Writes the ops of the steps in ``steps`` under ``dump_path``."""
 
-    def __init__(self, dump_path, steps, mode="output", loop=None):
+    def __init__(self, dump_path, steps, mode="output", source=None):
         if mode not in layout.MODES:
             raise ValueError("dump_mode must be one of %s; got %r."
                              % (", ".join(layout.MODES), mode))
-        super(OpDumpHook, self).__init__(steps, loop)
+        super(OpDumpHook, self).__init__(steps, source)
         self._dump_path = dump_path
         self._mode = mode
         self.written = []  # step folders written, in order

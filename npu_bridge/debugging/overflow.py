@@ -40,8 +40,8 @@ def first_overflow(ops):
 class OverflowHook(WatchedStepsHook):
     """Names the op where inf/nan first appears at the steps in ``steps``."""
 
-    def __init__(self, dump_path, steps, loop=None):
-        super(OverflowHook, self).__init__(steps, loop)
+    def __init__(self, dump_path, steps, source=None):
+        super(OverflowHook, self).__init__(steps, source)
         self._dump_path = dump_path
         self.reports = []  # one dict per overflowing step
 

@@ -114,11 +114,36 @@ def training_loop_hooks(plan, loop):
 
 
 class EvalStepLimitHook(MultiStepStopAfterNEvalsHook):
-    """TensorFlow's multi-step eval hook, N eval steps per run (1 without an eval loop)."""
+    """TensorFlow's multi-step eval hook, N eval steps per run (1 without an eval loop).
+
+    Each run makes ``min(N, evals left)`` steps, cut around steps that must run
+    alone (``plan.single_steps``: dumped steps of evaluate(), counted from 0 in
+    the call).
+    """
 
     def __init__(self, plan, loop):
         super(EvalStepLimitHook, self).__init__(
             num_evals=plan.steps, steps_per_run=plan.iterations if loop is not None else 1)
+        self._single_steps = (plan.single_steps
+                              if loop is not None and plan.single_steps is not None else None)
+
+    def _run_size(self, completed):
+        size = self._steps_per_run_initial_value
+        if self._num_evals is not None:
+            size = min(size, self._num_evals - completed)
+        return max(self._single_steps.run_size(size, completed), 1)
+
+    def after_create_session(self, session, coord):
+        super(EvalStepLimitHook, self).after_create_session(session, coord)
+        if self._single_steps is not None:
+            self._steps_per_run_variable.load(self._run_size(0), session=session)
+
+    def after_run(self, run_context, run_values):
+        super(EvalStepLimitHook, self).after_run(run_context, run_values)
+        if self._single_steps is not None:
+            completed = run_values.results["evals_completed"]
+            self._steps_per_run_variable.load(self._run_size(completed),
+                                              session=run_context.session)
 
 
 class LoopLoggingHook(tf.compat.v1.train.SessionRunHook):

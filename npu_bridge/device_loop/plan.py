@@ -94,12 +94,16 @@ def plan_training(config, steps=None, max_steps=None, single_steps=None, job_con
         single_steps=single_steps, outfeed=DEFAULT_BOUNDS)
 
 
-def plan_evaluation(config, steps=None):
-    """The plan of ``evaluate(steps=)`` under ``config``: N eval steps per run."""
+def plan_evaluation(config, steps=None, single_steps=None):
+    """The plan of ``evaluate(steps=)`` under ``config``: N eval steps per run.
+
+    ``single_steps``: the batches debugging wants evaluated alone (counted from
+    0 in the call; see ``LoopPlan``).
+    """
     return LoopPlan(
         mode=EVAL, iterations=config.iterations_per_loop,
         steps=_call_steps("evaluate() steps", steps), max_steps=None,
-        checkpoint_every=None, summary_every=None, log_every=None, single_steps=None,
+        checkpoint_every=None, summary_every=None, log_every=None, single_steps=single_steps,
         outfeed=DEFAULT_BOUNDS)
 
 

@@ -1,7 +1,8 @@
 """Facts about the TensorFlow build and kernels that have no public wrapper.
 
 ``onednn_enabled()``: whether this build runs oneDNN kernels (mixed precision
-on CPUs picks bfloat16 only then). ``random_uniform``: the raw RandomUniform
+on CPUs picks bfloat16 only then). ``op_def(name)``: a registered op's
+definition (which dtypes a fused kernel accepts). ``random_uniform``: the raw RandomUniform
 kernel with explicit seeds, as the Ascend dropout-mask kernel draws.
 """
 
@@ -26,3 +27,9 @@ def onednn_enabled():
         return bool(_pywrap_util_port.IsMklEnabled())
     except (ImportError, AttributeError):
         return False
+
+
+def op_def(name):
+    """The OpDef registered for op ``name``, or None."""
+    from tensorflow.python.framework import op_def_registry
+    return op_def_registry.get(name)

@@ -20,8 +20,9 @@ API used by the estimator (all cheap, all safe to call when single-process):
     target (``grpc://host:port``); None when single-process.
 ``session_config_for_rank(base_config=None)`` -> ConfigProto or None
     A copy of ``base_config`` with the collective group leader and a device
-    filter keeping each session on its own task.  Returns ``base_config``
-    unchanged when single-process.
+    filter keeping each session on its own task (and, under bfloat16 mixed
+    precision, Grappler's fusions off: ``bf16_fusions``).  Returns
+    ``base_config`` unchanged when single-process.
 ``local_rank_info()`` -> (local_rank_size, local_rank_id)
     Ranks on this host (the launcher's local rank where it publishes one).
 
@@ -35,7 +36,8 @@ see ``rank_timeout``).
 import collections
 import threading
 
-from npu_bridge.distributed.cluster import cluster_sources, devices, private_network, rank_timeout
+from npu_bridge.distributed.cluster import (bf16_fusions, cluster_sources, devices, private_network,
+                                           rank_timeout)
 
 HOSTS_ENV = cluster_sources.HOSTS_ENV
 JOB_NAME = "worker"
@@ -94,7 +96,7 @@ def session_config_for_rank(base_config=None):
     if own not in config.device_filters:
         del config.device_filters[:]
         config.device_filters.append(own)
-    return config
+    return bf16_fusions.keep_bf16_convolutions_unfused(config)
 
 
 def ensure_server():

@@ -46,8 +46,9 @@ _REDUCTIONS = {
     "prod": ("Mul", "Id"),
 }
 
-# dtypes the CPU/GPU collective kernels accept as they are
-_NATIVE = (tf.float16, tf.bfloat16, tf.float32, tf.float64, tf.int32, tf.int64)
+# dtypes every collective op (reduce, broadcast, gather) accepts as they are;
+# bfloat16 is not among them for broadcast and gather (TF 2.15)
+_NATIVE = (tf.float16, tf.float32, tf.float64, tf.int32, tf.int64)
 
 
 def _peer_timeout():
@@ -89,6 +90,8 @@ def _to_native(tensor):
     """(tensor castable for collectives, dtype to cast back to or None)."""
     if tensor.dtype in _NATIVE:
         return tensor, None
+    if tensor.dtype == tf.bfloat16:  # exact in float32; a sum is rounded back once
+        return tf.cast(tensor, tf.float32), tensor.dtype
     if tensor.dtype == tf.bool or tensor.dtype.is_integer:
         return tf.cast(tensor, tf.int64), tensor.dtype
     raise TypeError("collectives support numeric and bool tensors, got %s for %s"

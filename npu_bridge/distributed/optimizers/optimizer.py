@@ -9,6 +9,9 @@ the same variables (see NPUBroadcastGlobalVariablesHook) stay bitwise equal.
 With ``is_weight_update_sharding=True`` each rank updates only its own shard
 of the variables (``weight_sharding``).
 
+In eager code (TF2 Keras ``fit`` through the migration tool's wrappers) the
+same all-reduce runs through a session on the rank's server (``eager_ranks``).
+
 Single process (RANK_SIZE unset or 1): a transparent pass-through.
 Env ``NPU_BRIDGE_GRAD_FUSION=0`` turns fusion off (one all-reduce per
 gradient), for benchmarking.
@@ -21,6 +24,7 @@ import tensorflow as tf
 from npu_bridge.distributed.cluster import runtime
 from npu_bridge.distributed.collectives import collectives
 from npu_bridge.distributed.optimizers import weight_sharding
+from npu_bridge.distributed.sessions import eager_ranks
 
 FUSION_ENV = "NPU_BRIDGE_GRAD_FUSION"
 
@@ -38,10 +42,14 @@ def average_gradients(grads_and_vars):
     live = [i for i, (g, _) in enumerate(grads_and_vars) if g is not None]
     # sparse gradients (embedding lookups) are reduced dense: simple and exact
     grads = [tf.convert_to_tensor(grads_and_vars[i][0]) for i in live]
-    if fusion_enabled():
-        reduced = collectives.fused_allreduce(grads, "mean")
+    if tf.compat.v1.executing_eagerly_outside_functions():
+        fused, single = eager_ranks.allreduce, lambda g: eager_ranks.allreduce([g])[0]
     else:
-        reduced = [collectives.allreduce(g, "mean") for g in grads]
+        fused, single = collectives.fused_allreduce, lambda g: collectives.allreduce(g, "mean")
+    if fusion_enabled():
+        reduced = fused(grads, "mean")
+    else:
+        reduced = [single(g) for g in grads]
     out = list(grads_and_vars)
     for i, g in zip(live, reduced):
         out[i] = (g, grads_and_vars[i][1])

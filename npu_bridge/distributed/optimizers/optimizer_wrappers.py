@@ -19,9 +19,9 @@ The migration tool wraps optimizers in one of several ways; all of them mean
 ``npu_allreduce(values, reduction="mean", ...)`` / ``allreduce(tensor, average=True)``
     The collectives those wrappers use, for scripts that call them directly.
 
-Ranks run collectives in graph mode (sessions on each rank's server, see
-``runtime``).  Eager Keras ``fit`` would need TensorFlow's eager collective
-context instead; under ranks it raises an error saying so rather than hang.
+Graph-mode code averages with collectives in its own graph (sessions on each
+rank's server, see ``runtime``); eager code (TF2 Keras ``fit``) through a
+session of its own on that server (``eager_ranks``).
 """
 
 import tensorflow as tf
@@ -33,32 +33,13 @@ from npu_bridge.distributed.optimizers.optimizer import NPUDistributedOptimizer,
 _PATCHED = "_npu_bridge_averages_gradients"
 
 
-def _check_graph_mode(what):
-    if runtime.is_distributed() and tf.compat.v1.executing_eagerly_outside_functions():
-        raise RuntimeError(
-            "%s: averaging gradients over RANK_SIZE=%d ranks needs graph mode (call "
-            "tf.compat.v1.disable_eager_execution() first, as migrated Keras scripts "
-            "using set_keras_session_npu_config do); npu_bridge runs collectives in "
-            "sessions on each rank's server, and eager Keras has no such session."
-            % (what, runtime.rank_info().rank_size))
-
-
-def _average_pairs(pairs, what):
-    pairs = list(pairs)
-    if not runtime.is_distributed():
-        return pairs
-    _check_graph_mode(what)
-    return average_gradients(pairs)
-
-
-def _average_list(grads, params, what):
+def _average_list(grads, params):
     if not runtime.is_distributed():
         return grads
-    pairs = _average_pairs(zip(grads, params), what)
-    return [g for g, _ in pairs]
+    return [g for g, _ in average_gradients(zip(grads, params))]
 
 
-def _patch(optimizer, what):
+def _patch(optimizer):
     """Makes every gradient method ``optimizer`` has return rank-averaged gradients."""
     if getattr(optimizer, _PATCHED, False):
         return optimizer
@@ -66,19 +47,19 @@ def _patch(optimizer, what):
         original_compute = optimizer.compute_gradients
 
         def compute_gradients(*args, **kwargs):
-            return _average_pairs(original_compute(*args, **kwargs), what)
+            return average_gradients(original_compute(*args, **kwargs))
         optimizer.compute_gradients = compute_gradients
     if hasattr(optimizer, "get_gradients"):
         original_get = optimizer.get_gradients
 
         def get_gradients(loss, params):
-            return _average_list(original_get(loss, params), params, what)
+            return _average_list(original_get(loss, params), params)
         optimizer.get_gradients = get_gradients
     if hasattr(optimizer, "_compute_gradients"):
         original_private = optimizer._compute_gradients  # pylint: disable=protected-access
 
         def _compute_gradients(*args, **kwargs):
-            return _average_pairs(original_private(*args, **kwargs), what)
+            return average_gradients(original_private(*args, **kwargs))
         optimizer._compute_gradients = _compute_gradients  # pylint: disable=protected-access
     setattr(optimizer, _PATCHED, True)
     return optimizer
@@ -98,7 +79,7 @@ class _PatchedInstances(type):
             raise TypeError("KerasDistributeOptimizer wraps a tf.keras optimizer; got %s "
                             "(use NPUDistributedOptimizer for tf.compat.v1.train optimizers)"
                             % type(optimizer).__name__)
-        return _patch(optimizer, "KerasDistributeOptimizer")
+        return _patch(optimizer)
 
     def __instancecheck__(cls, instance):
         return _is_keras_optimizer(instance) and getattr(instance, _PATCHED, False)
@@ -127,7 +108,7 @@ def npu_distributed_optimizer_wrapper(optimizer):
         raise TypeError("npu_distributed_optimizer_wrapper expects a TensorFlow or Keras "
                         "optimizer (or a Keras optimizer name); got %s"
                         % type(optimizer).__name__)
-    return _patch(optimizer, "npu_distributed_optimizer_wrapper")
+    return _patch(optimizer)
 
 
 def allreduce(tensor, average=True):

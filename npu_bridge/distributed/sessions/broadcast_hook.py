@@ -10,13 +10,17 @@ import tensorflow as tf
 from npu_bridge.distributed.cluster import runtime
 from npu_bridge.distributed.collectives import collectives
 
-_NUMERIC_OR_BOOL = lambda dt: dt.is_floating or dt.is_integer or dt == tf.bool  # noqa: E731
+def broadcastable(variables):
+    """The variables a broadcast carries: fully defined shapes, numeric or bool values."""
+    def numeric_or_bool(dtype):
+        return dtype.is_floating or dtype.is_integer or dtype == tf.bool
+    return [v for v in variables
+            if v.shape.is_fully_defined() and numeric_or_bool(v.dtype.base_dtype)]
 
 
 def broadcast_variables_op(variables, root_rank=0):
     """One op assigning root_rank's values to ``variables`` on every rank."""
-    chosen = [v for v in variables
-              if v.shape.is_fully_defined() and _NUMERIC_OR_BOOL(v.dtype.base_dtype)]
+    chosen = broadcastable(variables)
     if not chosen or not runtime.is_distributed():
         return tf.no_op(name="broadcast_global_variables")
     values = collectives.broadcast([v.read_value() if hasattr(v, "read_value") else v

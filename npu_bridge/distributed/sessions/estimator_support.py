@@ -46,6 +46,20 @@ def rank_train_hooks(hooks):
     return broadcast_hook.npu_hooks_append(list(hooks or []))
 
 
+def rank_eval_hooks(hooks):
+    """``hooks`` without variable broadcasts: every rank restores rank 0's checkpoint.
+
+    Evaluation needs no start-state broadcast (all ranks read the same
+    checkpoint, batch-norm statistics included), and one would wait forever
+    where rank 0 evaluates alone (train_and_evaluate's evaluations after a
+    checkpoint, which only rank 0 writes).
+    """
+    hooks = list(hooks or [])
+    if not runtime.is_distributed():
+        return hooks
+    return [h for h in hooks if not isinstance(h, broadcast_hook.NPUBroadcastGlobalVariablesHook)]
+
+
 def rank_saving_listeners(listeners, writes):
     """Saving listeners only run where checkpoints are written (``writes``)."""
     return listeners if writes else []

@@ -1,16 +1,32 @@
 """NPUBroadcastGlobalVariablesCallback: Keras ranks start from rank 0's weights.
 
 The Keras counterpart of NPUBroadcastGlobalVariablesHook.  Before the first
-batch (when Keras has built the model, the optimizer's slots and the train
-function) it assigns the root rank's values to every global variable of the
-Keras graph, in the Keras backend session.  Graph mode only, like the
-optimizer wrappers (see ``optimizer_wrappers``); single process: nothing.
+batch it assigns the root rank's values to the model's variables:
+
+* graph mode (``disable_eager_execution``): Keras has built the model, the
+  optimizer's slots and the train function; every global variable of the
+  Keras graph is broadcast, in the Keras backend session;
+* eager (TF2 ``fit``): the model's variables, and the optimizer's if it has
+  made them (a restored optimizer), through ``eager_ranks``.  An optimizer
+  makes its slots at the first step from the averaged gradients, so they
+  start equal on every rank anyway.
+
+Single process: nothing.
 """
 
 import tensorflow as tf
 
 from npu_bridge.distributed.cluster import runtime
+from npu_bridge.distributed.sessions import eager_ranks
 from npu_bridge.distributed.sessions.broadcast_hook import broadcast_variables_op
+
+
+def _optimizer_variables(optimizer):
+    """The variables a Keras optimizer has made so far (new and legacy optimizers)."""
+    if optimizer is None:
+        return []
+    found = getattr(optimizer, "variables", [])
+    return list(found() if callable(found) else found)
 
 
 class NPUBroadcastGlobalVariablesCallback(tf.keras.callbacks.Callback):
@@ -33,10 +49,11 @@ class NPUBroadcastGlobalVariablesCallback(tf.keras.callbacks.Callback):
         if not runtime.is_distributed():
             return
         if tf.compat.v1.executing_eagerly_outside_functions():
-            raise RuntimeError(
-                "NPUBroadcastGlobalVariablesCallback: broadcasting over RANK_SIZE=%d ranks "
-                "needs graph mode (tf.compat.v1.disable_eager_execution()); npu_bridge runs "
-                "collectives in sessions on each rank's server." % runtime.rank_info().rank_size)
+            eager_ranks.broadcast_variables(
+                list(self.model.variables)
+                + _optimizer_variables(getattr(self.model, "optimizer", None)),
+                self.root_rank)
+            return
         backend = tf.compat.v1.keras.backend
         session = backend.get_session()  # initialises the variables Keras made
         with session.graph.as_default():

@@ -53,6 +53,14 @@ PACKAGES = {
 }
 
 
+# Internal paths of parts provided in part only: what to use instead.
+INSTEAD = {
+    _C + "seq2seq.python": "tf.contrib.seq2seq.tile_batch / sequence_loss (provided); for the "
+                           "decoders, a tf.compat.v1.while_loop over your cell or TensorFlow "
+                           "Addons' tfa.seq2seq",
+}
+
+
 def has_paths_below(fullname):
     """True when some internal path lies below ``fullname`` (so it must act as a package)."""
     prefix = fullname + "."
@@ -115,4 +123,7 @@ def load(fullname):
             raise ContribModuleNotProvided(fullname) from None
     if fullname in PACKAGES or has_paths_below(fullname):
         return _InternalPackage(fullname, PACKAGES.get(fullname))
+    for prefix, instead in INSTEAD.items():
+        if fullname == prefix or fullname.startswith(prefix + "."):
+            raise ContribModuleNotProvided(fullname, instead)
     return None

@@ -78,7 +78,7 @@ def _alias_target(fullname):
 
 
 class _InternalPackage(types.ModuleType):
-    """A folder of a TF 1.15 internal path: its children, then the names of ``star`` if any.
+    """A folder of a TF 1.15 internal path: the names ``star`` exports, then its children.
 
     As in TF 1.15, where the package's ``__init__`` star-imported those
     names after its submodules, a name of ``star`` wins over a submodule of
@@ -93,20 +93,25 @@ class _InternalPackage(types.ModuleType):
     def _star_module(self):
         return importlib.import_module(self._star) if self._star else None
 
+    def _star_name(self, name):
+        """The star-imported object called ``name`` (not a module it merely imported), or None."""
+        star = None if name.startswith("_") else self._star_module()
+        value = getattr(star, name, None) if star is not None else None
+        return None if isinstance(value, types.ModuleType) else value
+
     def __getattr__(self, name):
         if name.startswith("__") or name == "_star":
             raise AttributeError(name)
+        value = self._star_name(name)
+        if value is not None:
+            return value
         child = "%s.%s" % (self.__name__, name)
         if child in ALIASES or child in PACKAGES or has_paths_below(child):
             return importlib.import_module(child)
-        star = self._star_module()
-        if star is not None and hasattr(star, name):
-            return getattr(star, name)
         raise ContribAttributeNotProvided(child)
 
     def __setattr__(self, name, value):
-        star = None if name.startswith("_") else self._star_module()
-        if isinstance(value, types.ModuleType) and star is not None and hasattr(star, name):
+        if isinstance(value, types.ModuleType) and self._star_name(name) is not None:
             return  # the import system binding a submodule: the star-imported name stays
         super().__setattr__(name, value)
 

@@ -4,10 +4,11 @@
 ``hp.lr``, ``add_hparam``, ``set_hparam`` (type-checked), ``del_hparam``,
 ``parse("lr=0.2,layers=[4,5]")``, ``override_from_dict``, ``values()``,
 ``to_json``/``parse_json``, ``get(name, default)``, ``in``.
-``checkpoints_iterator`` and ``bucket_by_sequence_length`` are TensorFlow's;
-the rest of contrib.training (``create_train_op``, ``train``,
+``bucket_by_sequence_length`` is TensorFlow's; the rest of contrib.training
+(``checkpoints_iterator``, ``create_train_op``, ``train``,
 ``evaluate_repeatedly``, ``evaluate_once``, ``wait_for_new_checkpoint``,
-``SummaryAtEndHook``, ``StopAfterNEvalsHook`` ...) is tf-slim's ``training``.
+``SummaryAtEndHook``, ``StopAfterNEvalsHook`` ...) is tf-slim's ``training``,
+the same code contrib had.
 """
 
 import importlib
@@ -17,7 +18,6 @@ import tensorflow as tf
 
 from npu_bridge.tf1.errors import first_of, not_provided_getattr
 
-checkpoints_iterator = tf.compat.v1.train.checkpoints_iterator
 bucket_by_sequence_length = tf.data.experimental.bucket_by_sequence_length
 
 

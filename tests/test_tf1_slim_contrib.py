@@ -113,10 +113,14 @@ def test_contrib_internal_paths_moved_internals_and_parts(tmp_path):
     assert parts["mode_keys"] == ["train", "infer"]
     assert parts["metric_learning"] and parts["training_evaluate_repeatedly"]
     refused = result["refused"]
+    assert refused.pop("quantize imports") is True
     for name, message in refused.items():
         assert message and "is not provided by npu_bridge's TF1 mode" in message, name
         assert ". Instead: " in message, name
-    assert refused["import quantize"].startswith("ContribModuleNotProvided")
+    assert refused["quantize"].startswith(
+        "ContribAttributeNotProvided: tf.contrib.quantize.create_training_graph is not provided")
+    assert refused["import quantize.python"].startswith(
+        "ContribModuleNotProvided: tensorflow.contrib.quantize.python is not provided")
     assert "tfa.text.crf_log_likelihood" in refused["crf"]
 
 

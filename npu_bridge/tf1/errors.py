@@ -37,7 +37,8 @@ def not_provided_getattr(module_name, fallback=None, instead=None):
     """A module ``__getattr__`` for ``module_name``: ``fallback(name)`` or the error.
 
     ``fallback`` returns the object for a name or raises AttributeError;
-    ``instead`` maps names refused on purpose to what to use instead.
+    ``instead`` maps names refused on purpose to what to use instead (a
+    string: the same advice for every name).
     """
     def __getattr__(name):
         if name.startswith("__"):
@@ -47,8 +48,8 @@ def not_provided_getattr(module_name, fallback=None, instead=None):
                 return fallback(name)
             except AttributeError:
                 pass
-        raise ContribAttributeNotProvided("%s.%s" % (module_name, name),
-                                          (instead or {}).get(name))
+        advice = instead if isinstance(instead, str) else (instead or {}).get(name)
+        raise ContribAttributeNotProvided("%s.%s" % (module_name, name), advice)
     return __getattr__
 
 

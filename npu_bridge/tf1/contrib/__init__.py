@@ -7,16 +7,19 @@ where nobody maintains it (``training.HParams``, ``opt``'s optimizers,
 ``cudnn_rnn`` layers, ``image`` transforms).  ``tf.contrib.x`` and ``import
 tensorflow.contrib.x`` load a part on first use; contrib's internal paths
 (``tensorflow.contrib.layers.python.layers ...``) are ``internal_paths``.  A
-part or name that is not provided raises ``NotProvidedError`` naming it, and
-``REFUSED`` says what to use instead where something does the job.
+part or name that is not provided raises ``NotProvidedError`` naming it.
+``REFUSED`` parts import (scripts import them at the top and use them only
+behind a flag) but each of their names raises, saying what to use instead.
 docs/tf1_mode.md has the table of what each part provides.
 """
 
 import importlib
 import importlib.util
+import types
 
 from npu_bridge.tf1.contrib import internal_paths
-from npu_bridge.tf1.errors import ContribAttributeNotProvided, ContribModuleNotProvided
+from npu_bridge.tf1.errors import (ContribAttributeNotProvided, ContribModuleNotProvided,
+                                   not_provided_getattr)
 
 PARTS = {
     "cluster_resolver": "npu_bridge.tf1.contrib.cluster_resolver",
@@ -58,10 +61,24 @@ REFUSED = {
 }
 
 
+def _refused_part(name):
+    """A module for a REFUSED part: it imports, each of its names raises with the advice."""
+    module = globals().get("_refused_" + name)
+    if module is None:
+        module = types.ModuleType("tensorflow.contrib." + name,
+                                  "Not provided by npu_bridge's TF1 mode: " + REFUSED[name])
+        module.__getattr__ = not_provided_getattr("tf.contrib." + name, instead=REFUSED[name])
+        module.__path__ = []  # its internal paths are asked of load(), which refuses them
+        globals()["_refused_" + name] = module
+    return module
+
+
 def load(fullname):
     """The module behind ``tensorflow.contrib[.part[.sub]]``; ContribModuleNotProvided if none."""
     parts = fullname.split(".")[2:]
     if parts and parts[0] in REFUSED:
+        if len(parts) == 1:
+            return _refused_part(parts[0])
         raise ContribModuleNotProvided(fullname, REFUSED[parts[0]])
     module = internal_paths.load(fullname) if len(parts) > 1 else None
     if module is None:
@@ -100,9 +117,11 @@ def __getattr__(name):
         module = importlib.import_module(PARTS[name])
         globals()[name] = module
         return module
+    if name in REFUSED:
+        return _refused_part(name)
     if name.startswith("__"):
         raise AttributeError(name)
-    raise ContribAttributeNotProvided("tf.contrib." + name, REFUSED.get(name))
+    raise ContribAttributeNotProvided("tf.contrib." + name)
 
 
 def __dir__():

@@ -64,7 +64,7 @@ INSTEAD = {
 def has_paths_below(fullname):
     """True when some internal path lies below ``fullname`` (so it must act as a package)."""
     prefix = fullname + "."
-    return any(key.startswith(prefix) for key in list(ALIASES) + list(PACKAGES))
+    return any(key.startswith(prefix) for key in list(ALIASES) + list(PACKAGES) + list(INSTEAD))
 
 
 def _alias_target(fullname):

@@ -61,16 +61,18 @@ REFUSED = {
 }
 
 
+_refused_modules = {}
+
+
 def _refused_part(name):
     """A module for a REFUSED part: it imports, each of its names raises with the advice."""
-    module = globals().get("_refused_" + name)
-    if module is None:
+    if name not in _refused_modules:
         module = types.ModuleType("tensorflow.contrib." + name,
                                   "Not provided by npu_bridge's TF1 mode: " + REFUSED[name])
         module.__getattr__ = not_provided_getattr("tf.contrib." + name, instead=REFUSED[name])
         module.__path__ = []  # its internal paths are asked of load(), which refuses them
-        globals()["_refused_" + name] = module
-    return module
+        _refused_modules[name] = module
+    return _refused_modules[name]
 
 
 def load(fullname):

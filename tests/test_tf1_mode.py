@@ -108,10 +108,10 @@ def test_runpy_semantics_and_what_each_module_sees():
     assert facts["star_import"] == {"kept_compat_v1": True, "given_is_tf1_module": True,
                                     "npu_names": True}
     assert facts["contrib_attribute_error"] == (
-        "ContribAttributeNotProvided: tf.contrib.learn is not provided by npu_bridge's TF1 mode "
+        "ContribAttributeNotProvided: tf.contrib.lite is not provided by npu_bridge's TF1 mode "
         "(it has no TensorFlow 2.15 equivalent here; see docs/tf1_mode.md for what it provides)")
     assert facts["contrib_import_error"].startswith(
-        "ContribModuleNotProvided: tensorflow.contrib.framework.python is not provided by "
+        "ContribModuleNotProvided: tensorflow.contrib.lite is not provided by "
         "npu_bridge's TF1 mode")
     assert facts["hasattr_missing_part"] is False
 
@@ -128,8 +128,10 @@ def test_dash_m_dash_c_and_an_uncaught_error(tmp_path):
                           "print('CODE', sys.argv, tf.ConfigProto.__name__)\n"
                           "tf.contrib.seq2seq.BasicDecoder", "b"])
     assert rc == 1 and "CODE ['-c', 'b'] ConfigProto" in out, out[-2000:]
-    assert re.search(r"ContribAttributeNotProvided: tf\.contrib\.seq2seq is not provided by "
-                     r"npu_bridge's TF1 mode", out), out[-2000:]
+    # a name refused on purpose also says what to use instead
+    assert re.search(r"ContribAttributeNotProvided: tf\.contrib\.seq2seq\.BasicDecoder is not "
+                     r"provided by npu_bridge's TF1 mode .*\. Instead: .*tfa\.seq2seq", out), \
+        out[-2000:]
 
 
 def test_two_ranks_through_the_launcher_end_equal(tmp_path):

@@ -61,10 +61,10 @@ def test_facade_is_the_tf1_api_with_contrib():
 
 
 @pytest.mark.parametrize("expression, name", [
-    ("tf1.contrib.learn", "tf.contrib.learn"),
+    ("tf1.contrib.lite", "tf.contrib.lite"),
     ("tf1.contrib.layers.real_valued_column", "tf.contrib.layers.real_valued_column"),
     ("tf1.contrib.summary.create_db_writer", "tf.contrib.summary.create_db_writer"),
-    ("tf1.contrib.rnn.LayerNormBasicLSTMCell", "tf.contrib.rnn.LayerNormBasicLSTMCell"),
+    ("tf1.contrib.rnn.NASCell", "tf.contrib.rnn.NASCell"),
 ])
 def test_missing_contrib_names_say_what_and_why(expression, name):
     tf1 = tf1_module()  # noqa: F841 (used by eval)
@@ -72,7 +72,7 @@ def test_missing_contrib_names_say_what_and_why(expression, name):
         eval(expression)
     assert isinstance(info.value, (AttributeError, NotProvidedError))
     assert str(info.value).startswith("%s is not provided by npu_bridge's TF1 mode" % name)
-    assert not hasattr(tf1_module().contrib, "learn")  # hasattr stays usable
+    assert not hasattr(tf1_module().contrib, "lite")  # hasattr stays usable
 
 
 def test_hparams():

@@ -10,7 +10,10 @@ What lives here:
   ``tensorflow.contrib`` import aliases;
 - ``facade``: the module a script gets for ``tensorflow``;
 - ``contrib/``: the ``tf.contrib`` parts, mapped to TF 2.15, tf-slim or small
-  code of ours; ``errors``: the error for contrib names not provided;
+  code of ours, and contrib's internal paths; ``errors``: the error for
+  contrib names not provided;
+- ``moved_internals/``: the TF 1.15 internal names TF 2.15 moved, put back
+  in TensorFlow's modules while the mode is on (only added, never replaced);
 - ``runner``: the command (runpy semantics, as ``python script.py``).
 
 Outside the mode nothing here is active: importing npu_bridge never changes

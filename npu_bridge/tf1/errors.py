@@ -5,7 +5,8 @@ stops with a message that points at the gap instead of a bare
 AttributeError.  Attribute access raises ``ContribAttributeNotProvided`` (an
 AttributeError, so ``hasattr`` and ``getattr(x, name, default)`` keep
 working); ``import tensorflow.contrib.x`` raises ``ContribModuleNotProvided``
-(a ModuleNotFoundError).  Both are ``NotProvidedError``.
+(a ModuleNotFoundError).  Both are ``NotProvidedError``.  Where something
+else does the job, ``instead`` says what (it ends the message).
 """
 
 DOCS_HINT = "see docs/tf1_mode.md for what it provides"
@@ -15,26 +16,29 @@ class NotProvidedError(Exception):
     """Base of the two errors below; ``name`` is the dotted name asked for."""
 
 
-def _message(name):
-    return ("%s is not provided by npu_bridge's TF1 mode (it has no TensorFlow 2.15 "
-            "equivalent here; %s)" % (name, DOCS_HINT))
+def _message(name, instead=None):
+    message = ("%s is not provided by npu_bridge's TF1 mode (it has no TensorFlow 2.15 "
+               "equivalent here; %s)" % (name, DOCS_HINT))
+    return message + (". Instead: %s" % instead if instead else "")
 
 
 class ContribAttributeNotProvided(NotProvidedError, AttributeError):
-    def __init__(self, name):
-        super().__init__(_message(name))
+    def __init__(self, name, instead=None):
+        super().__init__(_message(name, instead))
         self.name = name
 
 
 class ContribModuleNotProvided(NotProvidedError, ModuleNotFoundError):
-    def __init__(self, name):
-        super().__init__(_message(name), name=name)
+    def __init__(self, name, instead=None):
+        super().__init__(_message(name, instead), name=name)
 
 
-def not_provided_getattr(module_name, fallback=None):
+def not_provided_getattr(module_name, fallback=None, instead=None):
     """A module ``__getattr__`` for ``module_name``: ``fallback(name)`` or the error.
 
-    ``fallback`` returns the object for a name or raises AttributeError.
+    ``fallback`` returns the object for a name or raises AttributeError;
+    ``instead`` maps names refused on purpose to what to use instead (a
+    string: the same advice for every name).
     """
     def __getattr__(name):
         if name.startswith("__"):
@@ -44,7 +48,8 @@ def not_provided_getattr(module_name, fallback=None):
                 return fallback(name)
             except AttributeError:
                 pass
-        raise ContribAttributeNotProvided("%s.%s" % (module_name, name))
+        advice = instead if isinstance(instead, str) else (instead or {}).get(name)
+        raise ContribAttributeNotProvided("%s.%s" % (module_name, name), advice)
     return __getattr__
 
 

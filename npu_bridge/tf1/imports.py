@@ -16,8 +16,8 @@ Two pieces, installed by ``mode.activate()`` and by nothing else:
   for everyone. (``importlib.import_module("tensorflow")`` bypasses
   ``__import__`` and gives the real module.)
 - A meta path finder that makes ``tensorflow.contrib[.part[.sub]]``
-  importable as aliases of the modules ``contrib.module_for`` names, and makes
-  an unprovided part fail with ``ContribModuleNotProvided``.
+  importable as the modules ``contrib.load`` gives, and makes an unprovided
+  part fail with ``ContribModuleNotProvided``.
 """
 
 import builtins
@@ -115,16 +115,18 @@ def _hide_contrib_from_real_tensorflow():
 
 
 class _AliasLoader(importlib.abc.Loader):
-    def __init__(self, target):
-        self.target = target
+    """Gives the module ``contrib.load`` finds; an existing module keeps its own ``__spec__``."""
+
+    _own_spec = None
 
     def create_module(self, spec):
-        if self.target is None:
-            raise ContribModuleNotProvided(spec.name)
-        return importlib.import_module(self.target)
+        module = contrib.load(spec.name)
+        self._own_spec = getattr(module, "__spec__", None)
+        return module
 
     def exec_module(self, module):
-        pass
+        if self._own_spec is not None:
+            module.__spec__ = self._own_spec
 
 
 class ContribFinder(importlib.abc.MetaPathFinder):
@@ -133,7 +135,7 @@ class ContribFinder(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname, path=None, target=None):
         if fullname != "tensorflow.contrib" and not fullname.startswith("tensorflow.contrib."):
             return None
-        return importlib.util.spec_from_loader(fullname, _AliasLoader(contrib.module_for(fullname)))
+        return importlib.util.spec_from_loader(fullname, _AliasLoader())
 
 
 def install():

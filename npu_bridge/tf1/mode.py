@@ -3,14 +3,15 @@
 ``activate()`` is what ``npu-bridge-run`` does before it runs the script:
 graph mode with TF1 behaviour (``tf.compat.v1.disable_v2_behavior()``:
 reference variables, v1 control flow, v1 shapes, no eager), the import rule
-of ``imports`` and ``tensorflow.contrib``.  It cannot be undone in a
+of ``imports``, ``tensorflow.contrib`` and the TF 1.15 internal names
+TensorFlow 2.15 moved (``moved_internals``).  It cannot be undone in a
 process, which is why only the command calls it; importing npu_bridge never
 does.
 """
 
 import tensorflow as _real_tf
 
-from npu_bridge.tf1 import imports
+from npu_bridge.tf1 import imports, moved_internals
 from npu_bridge.tf1.facade import tf1_module
 
 
@@ -19,6 +20,7 @@ def activate():
     if imports.installed():
         return
     _real_tf.compat.v1.disable_v2_behavior()
+    moved_internals.install()
     imports.install()
 
 

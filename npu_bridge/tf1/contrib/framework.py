@@ -5,18 +5,20 @@ tf-slim keeps ``arg_scope``/``add_arg_scope`` and the variable helpers
 ``assign_from_checkpoint_fn``, ``get_variables_to_restore`` ...); the rest of
 what scripts use moved into TensorFlow (``nest``, ``list_variables``,
 ``load_variable``, ``is_tensor``, ``get_or_create_global_step`` ...).
+``nest`` is TensorFlow's internal ``nest`` module, as in TF 1.15 (so
+``nest.is_sequence`` works in the TF1 mode).
 """
 
 import importlib
 
 import tensorflow as tf
+from tensorflow.python.util import nest
 
 from npu_bridge.tf1.errors import first_of, not_provided_getattr
 
 _arg_scope = importlib.import_module("tf_slim.ops.arg_scope")
 _variables = importlib.import_module("tf_slim.ops.variables")
 
-nest = tf.nest
 list_variables = tf.train.list_variables
 load_variable = tf.train.load_variable
 load_checkpoint = tf.train.load_checkpoint

@@ -1,4 +1,4 @@
-"""``tf.contrib.opt``: decoupled weight decay (AdamW, MomentumW), small code of ours.
+"""``tf.contrib.opt``: decoupled weight decay (AdamW, MomentumW), LARS, LazyAdam, Nadam.
 
 ``extend_with_decoupled_weight_decay(OptimizerClass)`` gives a class taking
 ``weight_decay`` first; every update first shrinks each variable by
@@ -6,12 +6,16 @@
 applies the base optimizer's update.  ``decay_var_list`` (to ``minimize`` or
 ``apply_gradients``) limits the decay to those variables.
 ``AdamWOptimizer`` and ``MomentumWOptimizer`` are the two classes contrib
-shipped.  Other contrib optimizers (LazyAdam, MovingAverage, GGT ...) are not
-provided.
+shipped.  ``LARSOptimizer`` (``opt_lars``), ``LazyAdamOptimizer`` and
+``NadamOptimizer`` (``opt_adam_variants``) are small code of ours with TF
+1.15's update rules.  Other contrib optimizers (MovingAverage, GGT, Scipy
+...) are not provided.
 """
 
 import tensorflow as tf
 
+from npu_bridge.tf1.contrib.opt_adam_variants import LazyAdamOptimizer, NadamOptimizer  # noqa: F401
+from npu_bridge.tf1.contrib.opt_lars import LARSOptimizer  # noqa: F401
 from npu_bridge.tf1.errors import not_provided_getattr
 
 
@@ -88,4 +92,7 @@ class MomentumWOptimizer(DecoupledWeightDecayExtension, tf.compat.v1.train.Momen
                          use_locking=use_locking, name=name, use_nesterov=use_nesterov)
 
 
-__getattr__ = not_provided_getattr("tf.contrib.opt")
+__getattr__ = not_provided_getattr(
+    "tf.contrib.opt",
+    instead={"MovingAverageOptimizer": "tf.train.ExponentialMovingAverage over the variables "
+                                       "after each step (ema.apply in a control dependency)"})

@@ -4,16 +4,20 @@
 ``hp.lr``, ``add_hparam``, ``set_hparam`` (type-checked), ``del_hparam``,
 ``parse("lr=0.2,layers=[4,5]")``, ``override_from_dict``, ``values()``,
 ``to_json``/``parse_json``, ``get(name, default)``, ``in``.
-``checkpoints_iterator`` and ``bucket_by_sequence_length`` are TensorFlow's.
+``bucket_by_sequence_length`` is TensorFlow's; the rest of contrib.training
+(``checkpoints_iterator``, ``create_train_op``, ``train``,
+``evaluate_repeatedly``, ``evaluate_once``, ``wait_for_new_checkpoint``,
+``SummaryAtEndHook``, ``StopAfterNEvalsHook`` ...) is tf-slim's ``training``,
+the same code contrib had.
 """
 
+import importlib
 import json
 
 import tensorflow as tf
 
-from npu_bridge.tf1.errors import not_provided_getattr
+from npu_bridge.tf1.errors import first_of, not_provided_getattr
 
-checkpoints_iterator = tf.compat.v1.train.checkpoints_iterator
 bucket_by_sequence_length = tf.data.experimental.bucket_by_sequence_length
 
 
@@ -140,4 +144,6 @@ class HParams:
         return "HParams(%s)" % ", ".join("%s=%r" % kv for kv in self.values().items())
 
 
-__getattr__ = not_provided_getattr("tf.contrib.training")
+__getattr__ = not_provided_getattr(
+    "tf.contrib.training", first_of(importlib.import_module("tf_slim.training.evaluation"),
+                                    importlib.import_module("tf_slim.training.training")))

@@ -25,7 +25,7 @@ def error_of(action):
 
 
 def deep_contrib_import():
-    from tensorflow.contrib.framework.python.ops import add_arg_scope  # noqa: F401
+    from tensorflow.contrib.lite.python import lite  # noqa: F401
 
 
 def star_import_facts():
@@ -64,8 +64,8 @@ print("FACTS " + json.dumps({
     "real_tf_has_no_contrib": "contrib" not in vars(sys.modules["tensorflow"]),
     "output_shape": list(out.shape),
     "star_import": star_import_facts(),
-    "contrib_attribute_error": error_of(lambda: tf.contrib.learn),
+    "contrib_attribute_error": error_of(lambda: tf.contrib.lite),
     "contrib_import_error": error_of(deep_contrib_import),
-    "hasattr_missing_part": hasattr(tf.contrib, "learn"),
+    "hasattr_missing_part": hasattr(tf.contrib, "lite"),
 }))
 sys.exit(int(os.environ.get("EXIT_WITH", "0")))

@@ -2,15 +2,16 @@
 
 ``activate()`` is what ``npu-bridge-run`` does before it runs the script:
 graph mode with TF1 behaviour (``tf.compat.v1.disable_v2_behavior()``:
-reference variables, v1 control flow, v1 shapes, no eager), the import rule
-of ``imports`` and ``tensorflow.contrib``.  It cannot be undone in a
+reference variables, v1 control flow, v1 shapes, no eager), TF 1.15's Keras
+(``keras_era``), the removed modules and numpy aliases of that time
+(``removed``), the import rule of ``imports`` and ``tensorflow.contrib``.  It cannot be undone in a
 process, which is why only the command calls it; importing npu_bridge never
 does.
 """
 
 import tensorflow as _real_tf
 
-from npu_bridge.tf1 import imports
+from npu_bridge.tf1 import imports, keras_era, removed
 from npu_bridge.tf1.facade import tf1_module
 
 
@@ -19,6 +20,8 @@ def activate():
     if imports.installed():
         return
     _real_tf.compat.v1.disable_v2_behavior()
+    keras_era.install()
+    removed.install()
     imports.install()
 
 

@@ -54,6 +54,8 @@ def test_tf115_keras_script_trains_unchanged():
     assert facts["source_inputs_are_the_input"] is True
     model = facts["model"]
     assert model["moments_calls"] >= 1
+    assert model["history_keys"] == ["acc", "loss"]  # TF 1.15's name for "accuracy"
+    assert facts["string_optimizer_is_tf115_adam"] is True
     assert model["losses"][-1] < 0.5 * model["losses"][0], model["losses"]
     predicted, labels = np.array(model["predicted"]), np.array(model["labels"])
     np.testing.assert_allclose(predicted.sum(axis=1), 1.0, rtol=1e-5)
@@ -154,6 +156,7 @@ def test_keras_paths_of_that_time_resolve_to_the_v1_api_classes():
     assert script_module("tensorflow.python.keras.layers").BatchNormalization is \
         v1.layers.BatchNormalization  # TF 1.15's v1 batch norm, not Keras 2.15's v2 one
     assert script_module("keras.layers.advanced_activations").LeakyReLU is v1.layers.LeakyReLU
+    assert script_module("keras.layers").Deconvolution3D is v1.layers.Conv3DTranspose
     assert script_module("keras.layers.merge").concatenate is v1.layers.concatenate
     assert script_module("keras.layers.merge")._Merge.__name__ == "_Merge"
     assert script_module("keras.engine.topology").InputLayer is v1.layers.InputLayer

@@ -59,6 +59,8 @@ facts["linear"] = {"kernel": lin.get_weights()[0].ravel().tolist(),
                    "bias": lin.get_weights()[1].tolist(),
                    "iterations": int(K.get_value(lin.optimizer.iterations)),
                    "epsilon": float(lin.optimizer.epsilon)}
+lin.compile(optimizer="adam", loss="mse")  # a string gives the optimizers of that time too
+facts["string_optimizer_is_tf115_adam"] = type(lin.optimizer) is tf.keras.optimizers.Adam
 
 
 # 2. A TPU-style batch norm of that time, overriding the private _moments hook.
@@ -89,6 +91,7 @@ loss, accuracy = model.evaluate(x, labels, verbose=0)
 predicted = model.predict(x)
 facts["model"] = {
     "losses": [float(v) for v in history.history["loss"]],
+    "history_keys": sorted(history.history),
     "evaluate_loss": float(loss), "evaluate_accuracy": float(accuracy),
     "predicted": predicted.tolist(), "labels": labels.tolist(),
     "moments_calls": EraBatchNorm.calls,

@@ -37,14 +37,16 @@ PYTHON_PACKAGE = "tensorflow.python"  # its ``keras`` attribute is a root
 
 V1_API = "keras.api._v1.keras"  # Keras 2.15's v1 API: tf.compat.v1.keras
 SOURCE = "keras.src"  # Keras 2.15's modules
-DROPPED = "npu_bridge.tf1.keras_era.dropped"  # names Keras 2.15 no longer has
+DROPPED = "npu_bridge.tf1.keras_era.dropped:"  # + a namespace of names Keras 2.15 dropped
 
-_V1_LAYERS = (V1_API + ".layers",)
+_V1_LAYERS = (V1_API + ".layers", DROPPED + "LAYERS")
 
 # Paths of that time (below a root) that Keras 2.15 renamed or dropped, and the
-# modules that hold their names now.  The layer modules of Keras 2.2 and TF 1.15
-# were star-imported into ``layers``, so each maps to the v1 layers API.
+# modules that hold their names now ("module:attribute" names a namespace in a
+# module).  The layer modules of Keras 2.2 and TF 1.15 were star-imported into
+# ``layers``, so each maps to the v1 layers API.
 RENAMED = {
+    "layers": (V1_API + ".layers", SOURCE + ".layers", DROPPED + "LAYERS"),
     "layers.advanced_activations": _V1_LAYERS,
     "layers.convolutional": _V1_LAYERS,
     "layers.convolutional_recurrent": _V1_LAYERS,
@@ -59,21 +61,22 @@ RENAMED = {
     "layers.recurrent": _V1_LAYERS,
     "layers.wrappers": _V1_LAYERS,
     "engine": (SOURCE + ".engine", V1_API, SOURCE + ".engine.base_layer",
-               SOURCE + ".engine.input_layer", SOURCE + ".utils.layer_utils", DROPPED),
+               SOURCE + ".engine.input_layer", SOURCE + ".utils.layer_utils", DROPPED + "ENGINE"),
     "engine.topology": (SOURCE + ".engine.base_layer", SOURCE + ".engine.input_layer",
                         SOURCE + ".engine.input_spec", SOURCE + ".engine.functional",
-                        SOURCE + ".engine.node", SOURCE + ".utils.layer_utils", DROPPED),
-    "engine.network": (SOURCE + ".engine.functional", DROPPED),
+                        SOURCE + ".engine.node", SOURCE + ".utils.layer_utils", DROPPED + "ENGINE"),
+    "engine.network": (SOURCE + ".engine.functional", DROPPED + "ENGINE"),
     "backend": (V1_API + ".backend", SOURCE + ".backend"),
     "backend.tensorflow_backend": (SOURCE + ".backend",),
     "optimizers": (V1_API + ".optimizers",),
-    "utils": (V1_API + ".utils", SOURCE + ".utils", DROPPED),
+    "utils": (V1_API + ".utils", SOURCE + ".utils", DROPPED + "UTILS"),
     "utils.generic_utils": (SOURCE + ".utils.generic_utils", SOURCE + ".saving.object_registration",
                             SOURCE + ".saving.legacy.serialization"),
-    "utils.multi_gpu_utils": (DROPPED,),
+    "utils.multi_gpu_utils": (DROPPED + "UTILS",),
     "mixed_precision": (V1_API + ".mixed_precision",),
     "mixed_precision.experimental": (SOURCE + ".mixed_precision.policy",
-                                     V1_API + ".mixed_precision", DROPPED),
+                                     V1_API + ".mixed_precision",
+                                     DROPPED + "MIXED_PRECISION_EXPERIMENTAL"),
 }
 
 # Paths with a row at or below them: their module is always an EraModule.
@@ -177,7 +180,7 @@ def _build(name, root):
         return _PythonPackage(name, [importlib.import_module(PYTHON_PACKAGE)])
     path = name[len(root) + 1:]
     if path in RENAMED:
-        sources = [importlib.import_module(module) for module in RENAMED[path]]
+        sources = [_source(reference) for reference in RENAMED[path]]
     else:
         sources = [m for m in map(_existing_module, _default_sources(path)) if m is not None]
     if not sources:
@@ -185,6 +188,12 @@ def _build(name, root):
     if len(sources) == 1 and path not in _BRANCHES:
         return sources[0]
     return EraModule(name, sources)
+
+
+def _source(reference):
+    module_name, _, namespace = reference.partition(":")
+    module = importlib.import_module(module_name)
+    return getattr(module, namespace) if namespace else module
 
 
 def _default_sources(path):

@@ -30,6 +30,8 @@ from tensorflow.python.keras.layers import Dense as PythonDense
 from tensorflow.python.keras.optimizers import Adam as PythonKerasAdam
 from tensorflow.python.keras.utils import CustomObjectScope, multi_gpu_model
 
+tf.set_random_seed(1)
+np.random.seed(1)
 sess = set_keras_session_npu_config()
 same = {
     "Adam": [tf.keras.optimizers.Adam, TfKerasAdam, PythonKerasAdam, StandaloneAdam,
@@ -84,9 +86,9 @@ out = keras.layers.Dense(2, activation="softmax")(h)
 model = keras.models.Model(inp, out)
 facts["source_inputs_are_the_input"] = get_source_inputs(out)[0] is inp
 model = multi_gpu_model(model, gpus=2)
-model.compile(optimizer=StandaloneAdam(lr=0.05), loss="categorical_crossentropy",
+model.compile(optimizer=StandaloneAdam(lr=0.02), loss="categorical_crossentropy",
               metrics=["accuracy"])
-history = model.fit(x, labels, batch_size=16, epochs=8, verbose=0)
+history = model.fit(x, labels, batch_size=16, epochs=10, verbose=0)
 loss, accuracy = model.evaluate(x, labels, verbose=0)
 predicted = model.predict(x)
 facts["model"] = {

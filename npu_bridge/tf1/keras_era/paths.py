@@ -27,7 +27,6 @@ script code.
 
 import importlib
 import importlib.util
-import threading
 import types
 
 from npu_bridge.tf1.errors import NotProvidedError
@@ -143,8 +142,7 @@ class _PythonPackage(EraModule):
         return importlib.import_module(child)
 
 
-_lock = threading.RLock()
-_modules = {}
+_modules = {}  # name -> module given; built outside any lock (building imports modules)
 
 
 def script_module(name):
@@ -155,11 +153,9 @@ def script_module(name):
     root = _root_of(name)
     if root is None and name != PYTHON_PACKAGE:
         return None
-    with _lock:
-        module = _modules.get(name)
-        if module is None:
-            module = _build(name, root)
-            _modules[name] = module
+    module = _modules.get(name)
+    if module is None:
+        module = _modules.setdefault(name, _build(name, root))
     return module
 
 

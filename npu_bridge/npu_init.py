@@ -14,7 +14,13 @@ Sessions with the default target run on the rank's server. With one process
 nothing changes.
 """
 
-import os  # noqa: F401  (migrated scripts rely on it arriving with the star import)
+# Modules the original's star import gave too, which migrated scripts use without
+# importing them (``config_pb2.ConfigProto()``, ``atexit.register(...)``).
+import atexit  # noqa: F401
+import os  # noqa: F401
+
+from tensorflow.core.protobuf import config_pb2, rewriter_config_pb2  # noqa: F401
+from tensorflow.python.client import session  # noqa: F401
 
 from npu_bridge.tf1.star_export import module_getattr as _module_getattr
 __getattr__ = _module_getattr(globals())  # gives ``tf`` and ``__all__``

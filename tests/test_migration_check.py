@@ -79,7 +79,10 @@ def test_the_tf1_mode_test_scripts_miss_only_what_they_use_on_purpose():
     findings = [f for f in check_paths([os.path.join(ROOT, "tests", "tf1_scripts")])
                 if not f.path.endswith("contrib_and_internals.py")]
     main_script = os.path.join(ROOT, "tests", "tf1_scripts", "pkg_layout", "main_script.py")
+    removed = os.path.join(ROOT, "tests", "tf1_scripts", "removed_modules.py")
     assert [(f.path, f.line, f.missing) for f in findings] == [
+        (removed, 19, "tensorflow.examples"), (removed, 51, "tensorflow.examples"),
+        (removed, 61, "tensorflow.examples"), (removed, 65, "tensorflow.examples"),
         (main_script, 28, "tensorflow.contrib.lite"),
         (main_script, 67, "tensorflow.contrib.lite")]
 

@@ -26,6 +26,17 @@ def test_importing_npu_bridge_changes_nothing_outside_the_mode():
             "assert not npu_bridge.tf1.is_active()\n"
             "from npu_bridge.npu_init import *\n"
             "assert tf is sys.modules['tensorflow']\n"
+            # TF 1.15's Keras, removed modules and numpy aliases stay off outside the mode.
+            "import importlib, importlib.util, numpy as np\n"
+            "assert importlib.import_module.__module__ == 'importlib'\n"
+            "assert importlib.import_module('tensorflow') is tf is __import__('tensorflow')\n"
+            "assert tf.keras.optimizers.Adam.__module__ == 'keras.src.optimizers.adam'\n"
+            "assert not hasattr(tf.constant(1.0), '_keras_shape')\n"
+            "assert importlib.util.find_spec('tensorflow_core') is None\n"
+            "try:\n    import tensorflow.examples\nexcept ModuleNotFoundError: pass\n"
+            "else:\n    raise AssertionError('tensorflow.examples importable')\n"
+            "for name in ('float', 'int', 'bool', 'object'):\n"
+            "    assert not hasattr(np, name), name\n"
             "print('UNCHANGED')\n")
     out = subprocess.run([sys.executable, "-c", code], env=env(), cwd=ROOT, capture_output=True,
                          text=True, timeout=120)
@@ -47,7 +58,8 @@ def test_facade_is_the_tf1_api_with_contrib():
     assert tf1.Session is tf.compat.v1.Session
     assert tf1.train.MomentumOptimizer is tf.compat.v1.train.MomentumOptimizer
     assert tf1.compat is sys.modules["tensorflow.compat"]
-    assert tf1.python is sys.modules["tensorflow.python"]
+    assert tf1.python.ops is sys.modules["tensorflow.python.ops"]  # tensorflow.python, with
+    assert tf1.python.keras.layers.Dense is tf.compat.v1.keras.layers.Dense  # TF 1.15's Keras
     assert tf1.contrib.tpu.InputPipelineConfig.PER_HOST_V2 == \
         tf.compat.v1.estimator.tpu.InputPipelineConfig.PER_HOST_V2
     assert tf1.contrib.data.map_and_batch is tf.compat.v1.data.experimental.map_and_batch

@@ -6,7 +6,8 @@ It is the TF1 API: every name of ``tf.compat.v1`` (``tf.Session``,
 own ``tensorflow.compat`` (so ``tf.compat.v1`` / ``tf.compat.v2`` are the real
 ones), and a real submodule such as ``tensorflow.python`` or
 ``tensorflow.core`` is reached through it too, so ``import
-tensorflow.python.ops.math_ops`` keeps working.  The real ``tensorflow``
+tensorflow.python.ops.math_ops`` keeps working.  ``tf.keras`` and
+``tf.python.keras`` are TF 1.15's Keras (``keras_era``).  The real ``tensorflow``
 module is never replaced: ``sys.modules["tensorflow"]`` stays TF2.
 """
 
@@ -15,6 +16,8 @@ import sys
 import types
 
 import tensorflow as _real_tf
+
+from npu_bridge.tf1 import keras_era
 
 _OWN = {
     "contrib": "npu_bridge.tf1.contrib",
@@ -33,6 +36,8 @@ class TF1Module(types.ModuleType):
     def __getattr__(self, name):
         if name in _OWN:
             value = importlib.import_module(_OWN[name])
+        elif name in ("keras", "python"):
+            value = keras_era.script_module("tensorflow." + name)
         else:
             value = _tf1_attribute(name)
         if not name.startswith("__"):

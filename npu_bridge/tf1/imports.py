@@ -13,8 +13,12 @@ Two pieces, installed by ``mode.activate()`` and by nothing else:
   Library code always gets the real TF2 module, so npu_bridge's estimator,
   device loop and collectives run on TF2 as outside the mode. ``from
   tensorflow.python.x import y`` and ``tensorflow.compat.v1`` are untouched
-  for everyone. (``importlib.import_module("tensorflow")`` bypasses
-  ``__import__`` and gives the real module.)
+  for everyone, except the Keras paths (``tensorflow.keras...``,
+  ``tensorflow.python.keras...``, ``keras...``), which script code gets as
+  TF 1.15's Keras (``keras_era``), and ``tensorflow_core...``, read as
+  ``tensorflow...`` (``removed``).  A direct ``__import__(name)`` call is
+  judged by its caller, and ``importlib.import_module`` is wrapped to follow
+  the same rule, so both give script code what ``import`` gives it.
 - A meta path finder that makes ``tensorflow.contrib[.part[.sub]]``
   importable as the modules ``contrib.load`` gives, and makes an unprovided
   part fail with ``ContribModuleNotProvided``.
@@ -29,7 +33,7 @@ import site
 import sys
 import sysconfig
 
-from npu_bridge.tf1 import contrib
+from npu_bridge.tf1 import contrib, keras_era, removed
 from npu_bridge.tf1.errors import ContribModuleNotProvided
 from npu_bridge.tf1.facade import tf1_module
 
@@ -87,6 +91,14 @@ class _ImportWrapper:
         self.real_import = real_import
 
     def __call__(self, name, globals=None, locals=None, fromlist=(), level=0):
+        if globals is None:  # a direct __import__(name) call: judged by its caller
+            globals = sys._getframe(1).f_globals
+        if not level and name.startswith(_RULED) and is_script_code(globals):
+            name = removed.as_tensorflow(name)
+            era = keras_era.script_module(name)
+            if era is not None:
+                top = name.partition(".")[0]
+                return era if fromlist or name == top else self(top, globals)
         try:
             module = self.real_import(name, globals, locals, fromlist, level)
         except ModuleNotFoundError as err:
@@ -104,6 +116,23 @@ class _ImportWrapper:
         if is_script_code(globals) and (not fromlist or name == "tensorflow"):
             return tf1_module()
         return module
+
+
+_RULED = ("tensorflow", "keras")  # the names whose imports the rule may change
+_LEAF = ("__name__",)  # a fromlist importing nothing more: __import__ returns the named module
+
+
+def _import_module_wrapper(real_import_module):
+    """``importlib.import_module`` giving script code what its ``import`` statements give it."""
+
+    def import_module(name, package=None):
+        caller = sys._getframe(1).f_globals
+        if name.startswith(_RULED) and is_script_code(caller):
+            return builtins.__import__(name, caller, None, _LEAF, 0)
+        return real_import_module(name, package)
+
+    import_module.real_import_module = real_import_module
+    return import_module
 
 
 def _hide_contrib_from_real_tensorflow():
@@ -142,6 +171,7 @@ def install():
     """Installs the import wrapper and the contrib finder (once)."""
     if not isinstance(builtins.__import__, _ImportWrapper):
         builtins.__import__ = _ImportWrapper(builtins.__import__)
+        importlib.import_module = _import_module_wrapper(importlib.import_module)
     if not any(isinstance(f, ContribFinder) for f in sys.meta_path):
         sys.meta_path.insert(0, ContribFinder())
 

@@ -3,15 +3,16 @@
 ``activate()`` is what ``npu-bridge-run`` does before it runs the script:
 graph mode with TF1 behaviour (``tf.compat.v1.disable_v2_behavior()``:
 reference variables, v1 control flow, v1 shapes, no eager), the import rule
-of ``imports``, ``tensorflow.contrib`` and the TF 1.15 internal names
-TensorFlow 2.15 moved (``moved_internals``).  It cannot be undone in a
-process, which is why only the command calls it; importing npu_bridge never
-does.
+of ``imports``, ``tensorflow.contrib``, the TF 1.15 internal names
+TensorFlow 2.15 moved (``moved_internals``), TF 1.15's Keras (``keras_era``)
+and the removed modules and numpy aliases of that time (``removed``).  It
+cannot be undone in a process, which is why only the command calls it;
+importing npu_bridge never does.
 """
 
 import tensorflow as _real_tf
 
-from npu_bridge.tf1 import imports, moved_internals
+from npu_bridge.tf1 import imports, keras_era, moved_internals, removed
 from npu_bridge.tf1.facade import tf1_module
 
 
@@ -21,6 +22,8 @@ def activate():
         return
     _real_tf.compat.v1.disable_v2_behavior()
     moved_internals.install()
+    keras_era.install()
+    removed.install()
     imports.install()
 
 

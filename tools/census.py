@@ -115,14 +115,17 @@ def write_text(result, pattern_text, seconds, out):
     out.write("time: %.0f s\n" % seconds)
 
 
+def run(paths, pattern, top, client):
+    """The census of the files under ``paths`` matching ``pattern``, checked through ``client``."""
+    return census(check_files(list(selected_files(paths, pattern)), client), top)
+
+
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     pattern = None if args.all else re.compile(args.filter, re.MULTILINE)
     started = time.monotonic()
-    files = list(selected_files(args.paths, pattern))
     with ResolverClient() as client:
-        reports = check_files(files, client)
-    result = census(reports, args.top)
+        result = run(args.paths, pattern, args.top, client)
     seconds = time.monotonic() - started
     if args.json:
         result["seconds"] = round(seconds, 1)

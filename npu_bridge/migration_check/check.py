@@ -74,7 +74,8 @@ def _use_finding(path, use, answer):
     error = _one_line(answer["error"])
     if status == "missing":
         missing = answer["missing"]
-        message = "%s: %s" % (use.written, error)
+        never_bound = " (never bound in this file)" if use.lookups[0].binding[0] == "star" else ""
+        message = "%s%s: %s" % (use.written, never_bound, error)
         return Finding(path, use.line, use.col + 1, family(missing), "missing", use.written,
                        missing, message)
     if status == "rejected":
@@ -91,12 +92,14 @@ class _Scanned:
 
     def __init__(self, path, tree):
         self.path = path
-        self.uses = scan.scan_tree(tree)
-        bound = context.bound_names(tree)
+        file_context = context.Context(tree)
+        scanned = scan.scan_file(file_context)
+        self.uses = scanned.uses
         self.python2 = [
             Finding(path, line, col + 1, "python2", "python2", name, "",
                     python2.builtin_message(name))
-            for line, col, name in python2.builtin_uses(tree, bound, scan.other_star_imports(tree))]
+            for line, col, name in python2.builtin_uses(file_context,
+                                                        scanned.other_star_imports)]
 
 
 def _read(path):

@@ -101,7 +101,7 @@ def _first_failure(function, whole):
     if raised is not None:
         return ("its code (%s) always raises %s" % (where, raised),
                 [raised, "Exception", "BaseException"])
-    local = context.bound_names(tree)
+    local = context.bound_names(ast.walk(tree))
     named = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)
              and isinstance(n.value, str)}
     function_globals = function.__globals__

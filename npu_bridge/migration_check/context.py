@@ -6,9 +6,10 @@ happens when the name is missing, so a missing name there stops nothing.
 ``try`` bodies it sits in (``"*"`` for a bare ``except``) and whether it is
 under a Python-version test (``if six.PY2:``, ``sys.version_info < (3,)``,
 ``six.PY2 and isinstance(x, unicode)``), where Python 2 names are the
-script's own compatibility code.  It also collects every name the file binds
-anywhere (scoping is not modelled: a name bound somewhere in the file counts
-as bound everywhere in it).
+script's own compatibility code.  ``bound_names`` collects every name the
+file binds anywhere (scoping is not modelled: a name bound somewhere in the
+file counts as bound everywhere in it).  ``Context`` holds both for one
+file, so the passes over it walk its tree once.
 """
 
 import ast
@@ -51,30 +52,47 @@ def catches(caught, error_types):
     return "*" in caught or any(name in caught for name in error_types)
 
 
+class Context:
+    """One file's nodes with their context (``walk``) and the names it binds, computed once."""
+
+    def __init__(self, tree):
+        self.tree = tree
+        self.nodes = list(walk(tree))
+        self.bound = bound_names(node for node, _, _ in self.nodes)
+
+
+_NOTHING_CAUGHT = frozenset()
+_TRY_TYPES = tuple(t for t in (ast.Try, getattr(ast, "TryStar", None)) if t is not None)
+
+
 def walk(tree):
-    """(node, caught exception names, under a version test) for every node of ``tree``."""
-    stack = [(tree, frozenset(), False)]
+    """(node, caught exception names, under a version test) for every node of ``tree``.
+
+    A parent comes before its children (siblings in no particular order).
+    """
+    stack = [(tree, _NOTHING_CAUGHT, False)]
+    children = ast.iter_child_nodes
     while stack:
-        node, caught, versioned = stack.pop()
-        yield node, caught, versioned
-        children = []
-        if isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+        item = stack.pop()
+        yield item
+        node, caught, versioned = item
+        if isinstance(node, _TRY_TYPES):
             guard = set(caught)
             for handler in node.handlers:
                 guard |= _caught_names(handler.type)
-            children += [(child, frozenset(guard), versioned) for child in node.body]
-            rest = node.handlers + node.orelse + node.finalbody
-            children += [(child, caught, versioned) for child in rest]
+            guard = frozenset(guard)
+            stack.extend((child, guard, versioned) for child in node.body)
+            for part in (node.handlers, node.orelse, node.finalbody):
+                stack.extend((child, caught, versioned) for child in part)
         elif isinstance(node, (ast.If, ast.IfExp, ast.While)) and _mentions_version(node.test):
-            children += [(child, caught, True) for child in ast.iter_child_nodes(node)]
+            stack.extend((child, caught, True) for child in children(node))
         elif isinstance(node, ast.BoolOp):
             seen_version = versioned
             for value in node.values:
-                children.append((value, caught, seen_version))
+                stack.append((value, caught, seen_version))
                 seen_version = seen_version or _mentions_version(value)
         else:
-            children += [(child, caught, versioned) for child in ast.iter_child_nodes(node)]
-        stack.extend(reversed(children))
+            stack.extend((child, caught, versioned) for child in children(node))
 
 
 def _arguments(args):
@@ -82,10 +100,11 @@ def _arguments(args):
             if a is not None]
 
 
-def bound_names(tree):
-    """Every name the file binds anywhere: targets, defs, parameters, imports, handlers ..."""
+def bound_names(nodes):
+    """Every name ``nodes`` (all of a file's or a function's) bind: targets, defs, parameters,
+    imports, handlers ..."""
     names = set()
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
             names.add(node.id)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):

@@ -70,17 +70,18 @@ def syntax_of(problem, text):
     return None
 
 
-def builtin_uses(tree, bound, other_star_imports):
+def builtin_uses(file_context, other_star_imports):
     """[(line, col, name)] of Python 2 builtins read outside version tests and NameError guards.
 
-    ``bound`` is every name the file binds; with ``other_star_imports`` (a star
-    import the check cannot see into, e.g. ``from six.moves import *``) the
-    names may come from there, so none are reported.
+    ``file_context`` is the file's ``context.Context``; with
+    ``other_star_imports`` (a star import the check cannot see into, e.g.
+    ``from six.moves import *``) the names may come from there, so none are
+    reported.
     """
     if other_star_imports:
         return []
-    uses = []
-    for node, caught, versioned in context.walk(tree):
+    uses, bound = [], file_context.bound
+    for node, caught, versioned in file_context.nodes:
         if versioned or context.catches(caught, ("NameError", "Exception", "BaseException")):
             continue
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) \

@@ -72,8 +72,9 @@ class _Process:
                 pass
         threading.Thread(target=write, daemon=True).start()
 
-    def receive(self, timeout):
-        """The next answer, or a string saying why there is none."""
+    def receive(self, timeout, why_it_ended=False):
+        """The next answer, or a string saying why there is none (with the process's last
+        message on stderr if ``why_it_ended``)."""
         try:
             line = self.lines.get(timeout=timeout)
         except queue.Empty:
@@ -83,7 +84,8 @@ class _Process:
                 code = self.proc.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 code = "none: it closed its output and kept running"
-            return "ended the resolver process (exit code %s%s)" % (code, self._last_error())
+            return "ended the resolver process (exit code %s)%s" % (
+                code, self._last_error() if why_it_ended else "")
         try:
             return json.loads(line)
         except ValueError:
@@ -95,7 +97,7 @@ class _Process:
                 lines = f.read().decode("utf-8", "replace").strip().splitlines()
         except OSError:
             return ""
-        return "; last message: %s" % lines[-1].strip()[:300] if lines else ""
+        return ": %s" % lines[-1].strip()[:300] if lines else ""
 
     def stop(self):
         if self.proc.poll() is None:
@@ -118,24 +120,31 @@ class ResolverClient:
         self.lookup_timeout = lookup_timeout
         self.start_timeout = start_timeout
         self._workdir = tempfile.TemporaryDirectory(prefix="npu-bridge-check-")
-        self._process = None
         self._starts = 0
         self._cache = {}
         self._answered = 0
         self.start_error = None
+        # Started now, so that importing TensorFlow there overlaps the scan of the files here.
+        self._process = self._spawn()
+        self._ready = False
 
-    def _start(self):
+    def _spawn(self):
         self._starts += 1
         work = os.path.join(self._workdir.name, "run%d" % self._starts)
         os.mkdir(work)
-        process = _Process(work, os.path.join(self._workdir.name, "stderr%d" % self._starts))
-        ready = process.receive(self.start_timeout)
-        if ready != {"ready": True}:
-            process.stop()
-            self.start_error = "the resolver process did not start: %s" % (
-                ready if isinstance(ready, str) else "unexpected first line %r" % (ready,))
-            return None
-        return process
+        return _Process(work, os.path.join(self._workdir.name, "stderr%d" % self._starts))
+
+    def _await_ready(self):
+        """Whether the current process said it is ready; if not it is stopped and dropped."""
+        ready = self._process.receive(self.start_timeout, why_it_ended=True)
+        if ready == {"ready": True}:
+            self._ready = True
+            return True
+        self._process.stop()
+        self._process = None
+        self.start_error = "the resolver process did not start: %s" % (
+            ready if isinstance(ready, str) else "unexpected first line %r" % (ready,))
+        return False
 
     def answer(self, requests):
         """The answers to ``requests``, in order."""
@@ -149,7 +158,8 @@ class ResolverClient:
                             self.start_error or "not looked up: the resolver was restarted "
                             "%d times" % MAX_STARTS)
                     break
-                self._process = self._start()
+                self._process, self._ready = self._spawn(), False
+            if not self._ready and not self._await_ready():
                 continue
             self._process.send([json.loads(k) for k in todo])
             for index, key in enumerate(todo):
@@ -160,7 +170,7 @@ class ResolverClient:
                     continue
                 self._cache[key] = _unresolved("looking it up %s" % reply)
                 self._process.stop()
-                self._process = None
+                self._process, self._ready = None, False
                 todo = todo[index + 1:]
                 break
             else:

@@ -27,7 +27,7 @@ import ast
 import builtins
 from collections import namedtuple
 
-from npu_bridge.migration_check import context, python2
+from npu_bridge.migration_check import python2
 from npu_bridge.migration_check.lookup import Call, Lookup, lookup_dotted
 
 TRACKED_ROOTS = ("tensorflow", "tensorflow_core", "tensorflow_estimator", "keras", "numpy",
@@ -74,9 +74,9 @@ def _call(node):
 class _Aliases:
     """Names the file binds by importing tracked modules: name -> (binding, attrs)."""
 
-    def __init__(self, tree):
+    def __init__(self, file_context):
         self.names, self.imports, self.star_modules, self.other_stars = {}, [], [], False
-        for node, caught, _ in context.walk(tree):
+        for node, caught, _ in file_context.nodes:
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     if _tracked(alias.name):
@@ -113,13 +113,13 @@ class _Aliases:
             self.names[alias.asname or alias.name] = lookup
 
 
-def _star_names(tree, aliases, python2_names):
+def _star_names(file_context, aliases, python2_names):
     """Names read but never bound, supplied by the file's tracked star imports: name -> lookups."""
     if not aliases.star_modules or aliases.other_stars:
         return {}
-    bound = context.bound_names(tree) | set(dir(builtins)) | MODULE_GLOBALS | set(aliases.names)
+    bound = file_context.bound | set(dir(builtins)) | MODULE_GLOBALS | set(aliases.names)
     star = {}
-    for node in ast.walk(tree):
+    for node, _, _ in file_context.nodes:
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) \
                 and node.id not in bound and node.id not in python2_names:
             if node.id == "tf":  # npu_init's ``tf`` is the script's TensorFlow
@@ -130,19 +130,23 @@ def _star_names(tree, aliases, python2_names):
     return star
 
 
-def scan_tree(tree):
-    """The uses of one parsed file, sorted by position.
+Scan = namedtuple("Scan", "uses other_star_imports")
+
+
+def scan_file(file_context):
+    """A ``Scan`` of one parsed file (its ``context.Context``): the uses, sorted by position,
+    and whether it star-imports a module not tracked here (names may come from there).
 
     Python 2 builtins are never taken as star-imported names (``python2``
     reports them).
     """
-    aliases = _Aliases(tree)
-    star = _star_names(tree, aliases, set(python2.INSTEAD))
+    aliases = _Aliases(file_context)
+    star = _star_names(file_context, aliases, set(python2.INSTEAD))
     names = dict(star)
     names.update((name, (lookup,)) for name, lookup in aliases.names.items())
     uses = list(aliases.imports)
     outer_attribute = set()
-    for node, caught, _ in context.walk(tree):
+    for node, caught, _ in file_context.nodes:
         if isinstance(node, ast.Attribute):
             if id(node) in outer_attribute:
                 continue
@@ -160,7 +164,8 @@ def scan_tree(tree):
             root, attrs = _chain(node.func)
             if root is not None and root.id in names and (attrs or root.id != "tf"):
                 uses.append(_use(node.func, root.id, attrs, names[root.id], _call(node), caught))
-    return sorted(set(uses), key=lambda u: (u.line, u.col, u.written, u.call is not None))
+    uses = sorted(set(uses), key=lambda u: (u.line, u.col, u.written, u.call is not None))
+    return Scan(uses, aliases.other_stars)
 
 
 def _use(node, root_name, attrs, lookups, call, caught):
@@ -168,9 +173,3 @@ def _use(node, root_name, attrs, lookups, call, caught):
     written = ".".join([root_name] + list(attrs))
     return Use(node.lineno, node.col_offset, written, lookup_dotted(alternatives[0]),
                alternatives, call, caught)
-
-
-def other_star_imports(tree):
-    """Whether the file star-imports a module the check does not track (names may come from it)."""
-    return any(isinstance(n, ast.ImportFrom) and (n.level or not _tracked(n.module))
-               and any(a.name == "*" for a in n.names) for n in ast.walk(tree))

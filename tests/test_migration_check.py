@@ -159,6 +159,26 @@ def test_bom_encoding_declaration_python2_and_unparsable_files(tmp_path, client)
     assert report.exit_code([reports[latin]]) == 0 and report.exit_code([]) == 2
 
 
+def test_a_script_is_checked_with_the_modules_of_its_folder_it_imports(tmp_path, client):
+    # npu-bridge-run puts the script's folder first on sys.path: its own modules stop it too.
+    train = _write(tmp_path, "train.py", "import tensorflow as tf\nfrom nets import vgg\n"
+                                         "import helpers\nfrom npu_bridge.npu_init import *\n")
+    (tmp_path / "nets").mkdir()
+    init = _write(tmp_path / "nets", "__init__.py", "from .layers import conv\n")
+    vgg = _write(tmp_path / "nets", "vgg.py", "import tensorflow as tf\n"
+                                              "rotate = tf.contrib.image.rotate\n")
+    layers = _write(tmp_path / "nets", "layers.py", "conv = None\n")
+    helpers = _write(tmp_path, "helpers.py", "print 'python 2'\n")
+    _write(tmp_path, "unrelated.py", "import tensorflow as tf\nx = tf.contrib.nope\n")
+    reports = _check(client, train)
+    assert sorted(reports) == sorted([train, init, vgg, layers, helpers])
+    assert [r.status for r in (reports[train], reports[init], reports[layers])] == ["clean"] * 3
+    assert [f.missing for f in reports[vgg].findings] == ["tensorflow.contrib.image"]
+    assert reports[helpers].status == "python2"
+    only = check_paths([train], client=client, follow_imports=False)
+    assert [r.path for r in only] == [train]
+
+
 def test_whatever_a_lookup_raises_is_a_finding(tmp_path, client):
     # npu_cpu_ops' module __getattr__ raises NotImplementedError: a finding, not a crash.
     script = _write(tmp_path, "cpu_ops.py",

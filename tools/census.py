@@ -4,7 +4,8 @@
 
 Reads every .py file under the PATHs (folders searched recursively, hidden
 folders such as .git skipped) whose text matches ``--filter`` (by default:
-a line that imports npu_bridge or hccl), checks them all with one resolver
+a line that imports npu_bridge or hccl), checks each on its own (the
+modules it imports are counted only if they match too) with one resolver
 process, and prints how many files have nothing missing, how many have
 something missing, are Python 2 code or could not be checked (Python
 cannot read them, or the check itself failed: a crash), how many lookups
@@ -117,7 +118,8 @@ def write_text(result, pattern_text, seconds, out):
 
 def run(paths, pattern, top, client):
     """The census of the files under ``paths`` matching ``pattern``, checked through ``client``."""
-    return census(check_files(list(selected_files(paths, pattern)), client), top)
+    files = list(selected_files(paths, pattern))
+    return census(check_files(files, client, follow_imports=False), top)
 
 
 def main(argv=None):

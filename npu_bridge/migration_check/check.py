@@ -1,6 +1,7 @@
 """Checking files: what would stop each script in the TF1 mode, found without running it.
 
-Each file is read as Python reads it (``source``); a file Python cannot
+Each file is read as Python reads it (``source``), and with it the modules
+of the script's own folder it imports (``local_imports``); a file Python cannot
 decode or parse is reported as such, Python 2 code as Python 2 code
 (``python2``).  Every other file is scanned (``scan``) and its uses are put
 to the resolver process (``resolver_client``), which answers as the TF1
@@ -18,7 +19,7 @@ applies, in this order): ``crash`` (the check itself failed on it),
 import os
 from collections import namedtuple
 
-from npu_bridge.migration_check import context, python2, scan
+from npu_bridge.migration_check import context, local_imports, python2, scan
 from npu_bridge.migration_check.lookup import to_json
 from npu_bridge.migration_check.resolver_client import ResolverClient
 from npu_bridge.migration_check.source import describe_problem, problem_line, read_source
@@ -88,10 +89,11 @@ def _use_finding(path, use, answer):
 
 
 class _Scanned:
-    """A parsed file's uses and Python 2 findings, before the resolver answers."""
+    """A parsed file's uses, Python 2 findings and own modules, before the resolver answers."""
 
-    def __init__(self, path, tree):
+    def __init__(self, path, tree, script_folder):
         self.path = path
+        self.local_files = local_imports.imported_files(tree, path, script_folder)
         file_context = context.Context(tree)
         scanned = scan.scan_file(file_context)
         self.uses = scanned.uses
@@ -102,7 +104,7 @@ class _Scanned:
                                                         scanned.other_star_imports)]
 
 
-def _read(path):
+def _read(path, script_folder):
     """A FileReport for a file that cannot be scanned, or a ``_Scanned``."""
     source = read_source(path)
     if source.problem is not None:
@@ -117,7 +119,7 @@ def _read(path):
         return FileReport(path, "unreadable", [
             Finding(path, line, 0, "error", "unreadable", "", "", message)])
     try:
-        return _Scanned(path, source.tree)
+        return _Scanned(path, source.tree, script_folder)
     except Exception as err:  # noqa: BLE001 (a bug of the check must not stop the other files)
         return _crash(path, err)
 
@@ -163,9 +165,27 @@ def _report(scanned, names, calls):
     return FileReport(scanned.path, _status(findings), findings)
 
 
-def check_files(files, client):
-    """A FileReport per file of ``files``, in order, answered through ``client``."""
-    read = [_read(path) for path in files]
+def _read_all(files, follow_imports):
+    """Each file read, then (``follow_imports``) the script's own modules it imports, in turn."""
+    read, seen = [], set()
+    todo = [(path, os.path.dirname(os.path.abspath(path))) for path in files]
+    while todo:
+        path, script_folder = todo.pop(0)
+        key = os.path.realpath(path)
+        if key in seen:
+            continue
+        seen.add(key)
+        item = _read(path, script_folder)
+        read.append(item)
+        if follow_imports and isinstance(item, _Scanned):
+            todo.extend((local, script_folder) for local in item.local_files)
+    return read
+
+
+def check_files(files, client, follow_imports=False):
+    """A FileReport per file of ``files`` (and, with ``follow_imports``, per module of the
+    script's folder they import), in order, answered through ``client``."""
+    read = _read_all(files, follow_imports)
     scanned = [r for r in read if isinstance(r, _Scanned)]
     names = _answers(client, [(lookup, None) for s in scanned for use in s.uses
                               for lookup in use.lookups])
@@ -184,10 +204,11 @@ def check_files(files, client):
     return reports
 
 
-def check_paths(paths, client=None):
-    """A FileReport per .py file under ``paths``, in file order."""
+def check_paths(paths, client=None, follow_imports=True):
+    """A FileReport per .py file under ``paths`` and per module of a script's folder that
+    they import (``follow_imports``), in file order."""
     files = list(python_files(paths))
     if client is not None:
-        return check_files(files, client)
+        return check_files(files, client, follow_imports)
     with ResolverClient() as own_client:
-        return check_files(files, own_client)
+        return check_files(files, own_client, follow_imports)

@@ -24,6 +24,9 @@ def parse_args(argv):
         epilog="exit codes:\n" + "\n".join("  %d  %s" % pair for pair in report.EXIT_CODES))
     parser.add_argument("paths", nargs="+", metavar="PATH", help=".py files or folders")
     parser.add_argument("--json", action="store_true", help="print the findings as JSON")
+    parser.add_argument("--no-imports", action="store_true",
+                        help="check only the files named, not the modules of their folder "
+                             "they import")
     return parser.parse_args(argv)
 
 
@@ -31,7 +34,7 @@ def main(argv=None, out=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     out = out or sys.stdout
     try:
-        reports = check_paths(args.paths)
+        reports = check_paths(args.paths, follow_imports=not args.no_imports)
     except ResolverUnavailable as err:
         sys.stderr.write("npu-bridge-check: could not check: %s\n" % err)
         return 2

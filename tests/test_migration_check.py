@@ -179,6 +179,16 @@ def test_a_script_is_checked_with_the_modules_of_its_folder_it_imports(tmp_path,
     assert [r.path for r in only] == [train]
 
 
+def test_names_assigned_from_tracked_names_are_aliases(tmp_path, client):
+    script = _write(tmp_path, "aliases.py",
+                    "import tensorflow as tf\nslim = tf.contrib.slim\nflags = tf.app.flags\n"
+                    "FLAGS = flags.FLAGS\nlayers = tf.contrib.layers\nlayers = []\n"
+                    "def f(x):\n    layers.append(FLAGS.batch)\n    return slim.batch_norm(x)\n")
+    findings = _check(client, script)[script].findings
+    assert [(f.line, f.problem, f.missing) for f in findings] == [
+        (9, "broken", "tensorflow.contrib.slim.batch_norm")]  # layers is bound twice: no alias
+
+
 def test_whatever_a_lookup_raises_is_a_finding(tmp_path, client):
     # npu_cpu_ops' module __getattr__ raises NotImplementedError: a finding, not a crash.
     script = _write(tmp_path, "cpu_ops.py",

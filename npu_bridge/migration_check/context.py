@@ -13,6 +13,7 @@ file, so the passes over it walk its tree once.
 """
 
 import ast
+from collections import Counter
 
 _VERSION_WORDS = ("PY2", "PY3", "version_info", "python_version", "hexversion")
 
@@ -101,29 +102,29 @@ def _arguments(args):
 
 
 def bound_names(nodes):
-    """Every name ``nodes`` (all of a file's or a function's) bind: targets, defs, parameters,
-    imports, handlers ..."""
-    names = set()
+    """Every name ``nodes`` (all of a file's or a function's) bind, with how many places bind
+    it: targets, defs, parameters, imports, handlers ... (a Counter)."""
+    names = Counter()
     for node in nodes:
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            names.add(node.id)
+            names[node.id] += 1
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            names.add(node.name)
+            names[node.name] += 1
             names.update(_arguments(node.args))
         elif isinstance(node, ast.Lambda):
             names.update(_arguments(node.args))
         elif isinstance(node, ast.ClassDef):
-            names.add(node.name)
+            names[node.name] += 1
         elif isinstance(node, ast.Import):
             names.update(a.asname or a.name.split(".")[0] for a in node.names)
         elif isinstance(node, ast.ImportFrom):
             names.update(a.asname or a.name for a in node.names if a.name != "*")
         elif isinstance(node, ast.ExceptHandler) and node.name:
-            names.add(node.name)
+            names[node.name] += 1
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             names.update(node.names)
         elif type(node).__name__ in ("MatchAs", "MatchStar") and node.name:
-            names.add(node.name)
+            names[node.name] += 1
         elif type(node).__name__ == "MatchMapping" and node.rest:
-            names.add(node.rest)
+            names[node.rest] += 1
     return names

@@ -49,14 +49,16 @@ def error_fields(error):
 
 
 def _import_from(module, name):
-    """``from module import name`` once the module is imported (IMPORT_FROM's rule)."""
+    """``from module import name`` once the module is imported (IMPORT_FROM's rule: a missing
+    attribute is an ImportError, so ``except ImportError`` in the script catches it)."""
     try:
         return getattr(module, name)
-    except AttributeError:
+    except AttributeError as error:
         full = "%s.%s" % (getattr(module, "__name__", "?"), name)
         if full in sys.modules:
             return sys.modules[full]
-        raise
+        raise ImportError("cannot import name %r from %r: %s"
+                          % (name, getattr(module, "__name__", "?"), error)) from error
 
 
 def _obtain(binding):

@@ -20,7 +20,8 @@ xavier_initializer``: ``import tensorflow`` then ``contrib``, ``layers``,
 arguments (literal values where the source has them), so the check can ask
 whether the callee accepts them.  Each use carries the exception names the
 ``try`` blocks around it catch.  Aliases are taken from import statements
-anywhere in the file (scoping is not modelled).
+anywhere in the file and from assignments of a tracked name to a name bound
+nowhere else (``slim = tf.contrib.slim``); scoping is not modelled.
 """
 
 import ast
@@ -117,7 +118,7 @@ def _star_names(file_context, aliases, python2_names):
     """Names read but never bound, supplied by the file's tracked star imports: name -> lookups."""
     if not aliases.star_modules or aliases.other_stars:
         return {}
-    bound = file_context.bound | set(dir(builtins)) | MODULE_GLOBALS | set(aliases.names)
+    bound = set(file_context.bound) | set(dir(builtins)) | MODULE_GLOBALS | set(aliases.names)
     star = {}
     for node, _, _ in file_context.nodes:
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) \
@@ -128,6 +129,26 @@ def _star_names(file_context, aliases, python2_names):
                 star[node.id] = tuple(Lookup(("star", module, node.id), ())
                                       for module in aliases.star_modules)
     return star
+
+
+def _add_assigned_aliases(file_context, names):
+    """``slim = tf.contrib.slim``: a name bound only there, to a chain on a tracked name, is an
+    alias too (so ``slim.batch_norm`` is checked); names maps a name to its lookups."""
+    assigns = [node for node, _, _ in file_context.nodes if isinstance(node, ast.Assign)
+               and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)]
+    for _ in range(4):  # aliases of aliases (flags = tf.app.flags; FLAGS = flags.FLAGS)
+        added = False
+        for node in assigns:
+            target = node.targets[0].id
+            if target in names or file_context.bound[target] != 1:
+                continue
+            root, attrs = _chain(node.value)
+            if root is not None and root.id in names:
+                names[target] = tuple(Lookup(l.binding, l.attrs + tuple(attrs))
+                                      for l in names[root.id])
+                added = True
+        if not added:
+            return
 
 
 Scan = namedtuple("Scan", "uses other_star_imports")
@@ -144,6 +165,7 @@ def scan_file(file_context):
     star = _star_names(file_context, aliases, set(python2.INSTEAD))
     names = dict(star)
     names.update((name, (lookup,)) for name, lookup in aliases.names.items())
+    _add_assigned_aliases(file_context, names)
     uses = list(aliases.imports)
     outer_attribute = set()
     for node, caught, _ in file_context.nodes:

@@ -13,10 +13,13 @@ one raises, the name does not work, and the answer carries the chain and
 the error.
 
 Read is the source of the function itself, decorators unwrapped, with what
-is nested in it, and of the functions of its own module it calls by name
-(one level: ``batch_norm`` calls ``_fused_batch_norm``); for a class, its own
-``__init__`` (the code that runs when a script makes one).  Chains are
-tried in source order, so the failure named is the first the code reaches.  A function whose whole body is one ``raise`` (a stub
+is nested in it; for a class, its own ``__init__`` (the code that runs when
+a script makes one).  Chains are tried in source order, so the failure
+named is the first the code reaches.  The functions it calls are not read:
+they are often called only for some argument values (tf-slim's
+``create_train_op`` calls ``multiply_gradients``, which fails here, only
+when given gradient multipliers), and a chain in a branch of the function
+itself that the call does not take is the same risk, one level smaller.  A function whose whole body is one ``raise`` (a stub
 such as ``npu_ops.outfeed_enqueue_op``) does not work either; a class's
 ``__init__`` that raises is left alone, as it may be there for subclasses to
 replace.  Left alone, as the
@@ -33,9 +36,6 @@ import textwrap
 import types
 
 from npu_bridge.migration_check import context
-
-HELPER_DEPTH = 1  # also read the helpers of its own module a function calls, not theirs
-
 
 def _own_functions(obj):
     """The Python functions whose code runs when a script uses ``obj`` (a function or class)."""
@@ -62,12 +62,9 @@ def _source_tree(function):
 
 
 def _outer_chains(tree):
-    """(Name node, attrs, caught, versioned) for each outermost ``name.attr...`` chain, and
-    (Name node, (), ...) for each call of a bare name."""
+    """(Name node, attrs, caught, versioned) for each outermost ``name.attr...`` chain."""
     inner = set()
     for node, caught, versioned in context.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-            yield node.func, (), caught, versioned
         if not isinstance(node, ast.Attribute) or id(node) in inner:
             continue
         attrs, value = [], node
@@ -100,17 +97,15 @@ def _error_text(error):
         return type(error).__name__
 
 
-def _first_failure(function, whole, depth, cache):
-    """The first failure in ``function``'s code, cached by code object; ``depth`` more levels
-    of the helper functions of its own module it calls are read too."""
-    key = (id(function.__code__), whole, depth)
+def _first_failure(function, whole, cache):
+    """The first failure in ``function``'s code, cached by code object."""
+    key = (id(function.__code__), whole)
     if key not in cache:
-        cache[key] = None  # a recursive helper reads as fine while it is being read
-        cache[key] = _read_failure(function, whole, depth, cache)
+        cache[key] = _read_failure(function, whole)
     return cache[key]
 
 
-def _read_failure(function, whole, depth, cache):
+def _read_failure(function, whole):
     tree = _source_tree(function)
     if tree is None:
         return None
@@ -128,11 +123,6 @@ def _read_failure(function, whole, depth, cache):
         if versioned or root.id in local or root.id not in function_globals:
             continue
         current = function_globals[root.id]
-        if not attrs:
-            helper = _helper_failure(current, function, depth, cache)
-            if helper is not None and not context.catches(caught, helper[1]):
-                return ("its code (%s) calls %s: %s" % (where, root.id, helper[0]), helper[1])
-            continue
         for index, attr in enumerate(attrs):
             if not isinstance(current, types.ModuleType):
                 break
@@ -151,18 +141,6 @@ def _read_failure(function, whole, depth, cache):
     return None
 
 
-def _helper_failure(helper, caller, depth, cache):
-    """The failure of a function of the caller's own module that the caller calls, or None."""
-    if depth <= 0 or not inspect.isfunction(helper) \
-            or getattr(helper, "__module__", None) != caller.__module__:
-        return None
-    try:
-        helper = inspect.unwrap(helper)
-    except ValueError:
-        return None
-    return _first_failure(helper, False, depth - 1, cache)
-
-
 def failing_reference(obj, cache):
     """(why ``obj`` does not work, the exception's class names), or None if nothing fails.
 
@@ -170,7 +148,7 @@ def failing_reference(obj, cache):
     """
     whole = not inspect.isclass(obj)  # a class's __init__ may be meant for subclasses to replace
     for function in _own_functions(obj):
-        failure = _first_failure(function, whole, HELPER_DEPTH, cache)
+        failure = _first_failure(function, whole, cache)
         if failure is not None:
             return failure
     return None

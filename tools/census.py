@@ -67,12 +67,13 @@ def _key(finding):
 
 
 def census(reports, top):
-    stops = Counter()
+    stops, kinds = Counter(), Counter()
     python2 = Counter()
     for report in reports:
-        keys = {_key(f) for f in report.findings
-                if f.problem in ("missing", "broken", "argument", "unresolved")}
-        stops.update(keys)
+        stopping = [f for f in report.findings
+                    if f.problem in ("missing", "broken", "argument", "unresolved")]
+        stops.update({_key(f) for f in stopping})
+        kinds.update({f.kind for f in stopping})
         python2.update({_key(f) for f in report.findings if f.problem == "python2"})
     status = Counter(r.status for r in reports)
     files = len(reports)
@@ -86,6 +87,7 @@ def census(reports, top):
         "crashes": status["crash"],
         "unresolved_lookups": sum(1 for r in reports for f in r.findings
                                   if f.problem == "unresolved"),
+        "files_by_kind": kinds.most_common(),
         "top_missing": stops.most_common(top),
         "python2_signs": python2.most_common(10),
         "unreadable_files": [(r.path, r.findings[0].message) for r in reports
@@ -105,6 +107,8 @@ def write_text(result, pattern_text, seconds, out):
     out.write("unreadable:          %s\n" % share(result["unreadable"]))
     out.write("crashes:             %d\n" % result["crashes"])
     out.write("lookups that hung or ended the resolver: %d\n" % result["unresolved_lookups"])
+    out.write("files with a use that stops them, by kind: %s\n" % ", ".join(
+        "%s %d" % pair for pair in result["files_by_kind"]))
     out.write("most-used names that stop scripts (files):\n")
     for name, count in result["top_missing"]:
         out.write("  %5d  %s\n" % (count, name))

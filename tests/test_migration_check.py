@@ -15,7 +15,7 @@ import pytest
 from distributed_util import ROOT
 from tf1_util import SCRIPTS, run_python, tagged_json
 from npu_bridge.migration_check import check_paths, python2, report
-from npu_bridge.migration_check.cli import main, parse_args
+from npu_bridge.migration_check.cli import parse_args
 from npu_bridge.migration_check.resolver_client import ResolverClient
 from npu_bridge.tf1 import tf2_homes
 

@@ -16,7 +16,6 @@ ModelZoo-TensorFlow.
 
 import argparse
 import json
-import os
 import re
 import sys
 import time

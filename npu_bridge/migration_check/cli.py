@@ -35,6 +35,9 @@ def main(argv=None, out=None):
     out = out or sys.stdout
     try:
         reports = check_paths(args.paths, follow_imports=not args.no_imports)
+    except KeyboardInterrupt:
+        sys.stderr.write("npu-bridge-check: interrupted\n")
+        return 130
     except ResolverUnavailable as err:
         sys.stderr.write("npu-bridge-check: could not check: %s\n" % err)
         return 2

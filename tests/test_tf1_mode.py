@@ -109,7 +109,7 @@ def test_runpy_semantics_and_what_each_module_sees():
                                     "npu_names": True}
     assert facts["contrib_attribute_error"] == (
         "ContribAttributeNotProvided: tf.contrib.lite is not provided by npu_bridge's TF1 mode "
-        "(it has no TensorFlow 2.15 equivalent here; see docs/tf1_mode.md for what it provides)")
+        "(TensorFlow 2.15 has it as tf.lite; see docs/tf1_mode.md for what it provides)")
     assert facts["contrib_import_error"].startswith(
         "ContribModuleNotProvided: tensorflow.contrib.lite is not provided by "
         "npu_bridge's TF1 mode")

@@ -1,15 +1,19 @@
-"""``npu-bridge-check PATH...``: which npu_bridge, tf.contrib and TF1 names a script uses that are missing here.
+"""``npu-bridge-check PATH...``: what would stop TF 1.15 scripts in npu_bridge's TF1 mode, unrun.
 
-It reads the scripts (``ast``); it never runs them.  ``scan`` finds every
-name a script takes from TensorFlow (as the TF1 mode gives it), from
-``tensorflow.contrib``, from npu_bridge / hccl, and the names a ``from
-npu_bridge.npu_init import *`` must supply.  ``provided`` decides whether
-each exists by looking it up in the installed package at check time (the TF1
-module, its contrib parts, npu_bridge's modules), so names added to
-npu_bridge later are picked up without a list to update.  ``report`` prints
-``file:line:col`` findings or JSON; ``cli`` is the command.
+The scripts are read, never run.  ``source`` reads a file as Python does
+(byte-order mark, encoding declaration); ``python2`` tells Python 2 code
+apart; ``scan`` finds every name a script takes from TensorFlow, tf.contrib,
+Keras, numpy, npu_bridge and hccl, and its calls of them (``lookup`` is how
+such a use is put to the resolver); ``context`` says which errors the
+script catches around a use.  Whether a name is provided is decided by the
+TF1 mode itself: ``resolver_client`` starts one resolver process per run
+(``resolver``), which switches the mode on and answers each lookup as
+script code would see it (``answer``: ``resolve`` obtains the name,
+``code_reach`` reads its code for names that fail, ``call_check`` puts the
+call's arguments to it).  ``check`` turns answers into findings per file,
+``report`` prints them with an exit code, ``cli`` is the command.
 """
 
-from npu_bridge.migration_check.check import Finding, check_paths
+from npu_bridge.migration_check.check import FileReport, Finding, check_paths
 
-__all__ = ["Finding", "check_paths"]
+__all__ = ["FileReport", "Finding", "check_paths"]

@@ -1,98 +1,48 @@
-"""Reading a script: the dotted names it takes from TensorFlow, tf.contrib, npu_bridge and hccl.
+"""Reading a script: the names it takes from the libraries the TF1 mode answers for, and its calls.
 
-A *use* is ``(line, col, written, dotted, alternatives)``: ``written`` is the
-name as the script spells it (``tf.contrib.layers.xavier_initializer``),
-``dotted`` the same name from its module root
-(``tensorflow.contrib.layers.xavier_initializer``), ``alternatives`` other
-dotted names that would supply it too (a name star-imported from several
-modules).
-Aliases come from import statements anywhere in the file (``import
-tensorflow as tf``, ``import tensorflow.contrib.slim as slim``, ``from
-npu_bridge.estimator.npu import npu_config``); attribute chains on an alias
-become one use each, as long as they go.  A name the file never binds but
-reads, in a file that star-imports an npu_bridge or hccl module, is taken
-from that module.  Scoping is not modelled: an alias is an alias everywhere
-in its file.
+Tracked are the roots ``TRACKED_ROOTS``: TensorFlow (as the TF1 mode gives
+it, also under TF 1.15's ``tensorflow_core``), the Estimator, standalone
+Keras, numpy (TF1-era scripts use its removed aliases), npu_bridge and
+hccl.  Every use says *how a script obtains it*, so it can be looked up the
+way the script's own code would (``lookups``):
+
+- ``("import", "a.b.c", as_alias)``: ``import a.b.c`` (binds ``a``) or
+  ``import a.b.c as x`` (binds ``a.b.c``);
+- ``("from", "a.b", "c")``: ``from a.b import c``;
+- ``("star", "a.b", "c")``: a name ``c`` the file reads but never binds, in a
+  file that does ``from a.b import *`` (several such imports: any may supply
+  it; a star import of a module not tracked here may too, so then none is
+  assumed);
+
+followed by the attributes the script walks from it (``tf.contrib.layers.
+xavier_initializer``: ``import tensorflow`` then ``contrib``, ``layers``,
+``xavier_initializer``).  A call of a tracked name also records its
+arguments (literal values where the source has them), so the check can ask
+whether the callee accepts them.  Each use carries the exception names the
+``try`` blocks around it catch.  Aliases are taken from import statements
+anywhere in the file and from assignments of a tracked name to a name bound
+nowhere else (``slim = tf.contrib.slim``); scoping is not modelled.
 """
 
 import ast
 import builtins
 from collections import namedtuple
 
-TRACKED_ROOTS = ("tensorflow", "npu_bridge", "hccl")
+from npu_bridge.migration_check import python2
+from npu_bridge.migration_check.lookup import Call, Lookup, lookup_dotted
+
+TRACKED_ROOTS = ("tensorflow", "tensorflow_core", "tensorflow_estimator", "keras", "numpy",
+                 "npu_bridge", "hccl")
 MODULE_GLOBALS = {"__name__", "__file__", "__doc__", "__spec__", "__loader__", "__package__",
                   "__builtins__", "__path__", "__cached__", "__annotations__", "__dict__"}
 
-Use = namedtuple("Use", "line col written dotted alternatives", defaults=((),))
+# ``lookups``: alternatives (any may supply the name); ``call``: a Call or None;
+# ``caught``: exception names the enclosing ``try`` bodies catch.
+Use = namedtuple("Use", "line col written dotted lookups call caught")
 
 
 def _tracked(module):
     return module is not None and module.split(".")[0] in TRACKED_ROOTS
-
-
-class _Bindings(ast.NodeVisitor):
-    """Every name the file binds anywhere (targets, defs, params, imports ...)."""
-
-    def __init__(self):
-        self.names = set()
-
-    def visit_Name(self, node):
-        if isinstance(node.ctx, (ast.Store, ast.Del)):
-            self.names.add(node.id)
-
-    def _function(self, node):
-        self.names.add(node.name)
-        args = node.args
-        for arg in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
-            if arg is not None:
-                self.names.add(arg.arg)
-        self.generic_visit(node)
-
-    visit_FunctionDef = visit_AsyncFunctionDef = _function
-
-    def visit_Lambda(self, node):
-        args = node.args
-        for arg in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
-            if arg is not None:
-                self.names.add(arg.arg)
-        self.generic_visit(node)
-
-    def visit_ClassDef(self, node):
-        self.names.add(node.name)
-        self.generic_visit(node)
-
-    def visit_Import(self, node):
-        for alias in node.names:
-            self.names.add(alias.asname or alias.name.split(".")[0])
-
-    def visit_ImportFrom(self, node):
-        for alias in node.names:
-            if alias.name != "*":
-                self.names.add(alias.asname or alias.name)
-
-    def visit_ExceptHandler(self, node):
-        if node.name:
-            self.names.add(node.name)
-        self.generic_visit(node)
-
-    def visit_Global(self, node):
-        self.names.update(node.names)
-
-    visit_Nonlocal = visit_Global
-
-    def visit_MatchAs(self, node):
-        if node.name:
-            self.names.add(node.name)
-        self.generic_visit(node)
-
-    def visit_MatchStar(self, node):
-        if node.name:
-            self.names.add(node.name)
-
-    def visit_MatchMapping(self, node):
-        if node.rest:
-            self.names.add(node.rest)
-        self.generic_visit(node)
 
 
 def _chain(node):
@@ -106,59 +56,142 @@ def _chain(node):
     return None, None
 
 
-def scan_source(source, filename="<string>"):
-    """The uses of one file's source; raises SyntaxError if it does not parse."""
-    tree = ast.parse(source, filename)
-    aliases, uses, star_modules, other_stars = {}, [], [], False
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                if not _tracked(alias.name):
-                    continue
-                uses.append(Use(node.lineno, node.col_offset, alias.name, alias.name))
-                if alias.asname:
-                    aliases[alias.asname] = alias.name
-                else:
-                    root = alias.name.split(".")[0]
-                    aliases[root] = root
-        elif isinstance(node, ast.ImportFrom):
-            if node.level or not _tracked(node.module):
-                if any(a.name == "*" for a in node.names):
-                    other_stars = True
+def _literal(node):
+    """The source of ``node`` if it is a literal value (``0.1``, ``"same"``, ``(3, 3)``), else None."""
+    try:
+        ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return ast.unparse(node)
+
+
+def _call(node):
+    positional = tuple(_literal(a) for a in node.args if not isinstance(a, ast.Starred))
+    keywords = tuple((k.arg, _literal(k.value)) for k in node.keywords if k.arg is not None)
+    return Call(positional, keywords, any(isinstance(a, ast.Starred) for a in node.args),
+                any(k.arg is None for k in node.keywords))
+
+
+class _Aliases:
+    """Names the file binds by importing tracked modules: name -> (binding, attrs)."""
+
+    def __init__(self, file_context):
+        self.names, self.imports, self.star_modules, self.other_stars = {}, [], [], False
+        for node, caught, _ in file_context.nodes:
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if _tracked(alias.name):
+                        self._import(node, alias, caught)
+            elif isinstance(node, ast.ImportFrom):
+                self._import_from(node, caught)
+
+    def _import(self, node, alias, caught):
+        binding = ("import", alias.name, bool(alias.asname))
+        self.imports.append(Use(node.lineno, node.col_offset, alias.name, alias.name,
+                                (Lookup(binding, ()),), None, caught))
+        if alias.asname:
+            self.names[alias.asname] = Lookup(binding, ())
+        else:
+            root = alias.name.split(".")[0]
+            self.names[root] = Lookup(("import", root, False), ())
+
+    def _import_from(self, node, caught):
+        stars = any(a.name == "*" for a in node.names)
+        if node.level or not _tracked(node.module):
+            self.other_stars = self.other_stars or stars
+            return
+        for alias in node.names:
+            if alias.name == "*":
+                self.star_modules.append(node.module)
+                lookup = Lookup(("import", node.module, True), ())
+                self.imports.append(Use(node.lineno, node.col_offset, node.module, node.module,
+                                        (lookup,), None, caught))
                 continue
-            for alias in node.names:
-                if alias.name == "*":
-                    star_modules.append(node.module)
-                    uses.append(Use(node.lineno, node.col_offset, node.module, node.module))
-                    continue
-                dotted = node.module + "." + alias.name
-                uses.append(Use(node.lineno, node.col_offset, dotted, dotted))
-                aliases[alias.asname or alias.name] = dotted
+            lookup = Lookup(("from", node.module, alias.name), ())
+            dotted = node.module + "." + alias.name
+            self.imports.append(Use(node.lineno, node.col_offset, dotted, dotted, (lookup,),
+                                    None, caught))
+            self.names[alias.asname or alias.name] = lookup
 
-    if star_modules and not other_stars:
-        bindings = _Bindings()
-        bindings.visit(tree)
-        bound = bindings.names | set(dir(builtins)) | MODULE_GLOBALS | set(aliases)
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) \
-                    and node.id not in bound:
-                # ``tf`` from npu_init is the script's TensorFlow (TF1 API in the TF1 mode).
-                candidates = [module + "." + node.id for module in star_modules]
-                aliases[node.id] = "tensorflow" if node.id == "tf" else candidates[0]
-                if node.id != "tf":
-                    uses.append(Use(node.lineno, node.col_offset, node.id, candidates[0],
-                                    tuple(candidates[1:])))
 
-    parents = {}
-    for node in ast.walk(tree):
-        for child in ast.iter_child_nodes(node):
-            parents[child] = node
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Attribute) or isinstance(parents.get(node), ast.Attribute):
-            continue  # only the outermost attribute of a chain
-        root, attrs = _chain(node)
-        if root is None or root.id not in aliases:
-            continue
-        written = ".".join([root.id] + attrs)
-        uses.append(Use(node.lineno, node.col_offset, written, ".".join([aliases[root.id]] + attrs)))
-    return sorted(set(uses))
+def _star_names(file_context, aliases, python2_names):
+    """Names read but never bound, supplied by the file's tracked star imports: name -> lookups."""
+    if not aliases.star_modules or aliases.other_stars:
+        return {}
+    bound = set(file_context.bound) | set(dir(builtins)) | MODULE_GLOBALS | set(aliases.names)
+    star = {}
+    for node, _, _ in file_context.nodes:
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) \
+                and node.id not in bound and node.id not in python2_names:
+            if node.id == "tf":  # npu_init's ``tf`` is the script's TensorFlow
+                star[node.id] = (Lookup(("import", "tensorflow", False), ()),)
+            else:
+                star[node.id] = tuple(Lookup(("star", module, node.id), ())
+                                      for module in aliases.star_modules)
+    return star
+
+
+def _add_assigned_aliases(file_context, names):
+    """``slim = tf.contrib.slim``: a name bound only there, to a chain on a tracked name, is an
+    alias too (so ``slim.batch_norm`` is checked); names maps a name to its lookups."""
+    assigns = [node for node, _, _ in file_context.nodes if isinstance(node, ast.Assign)
+               and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)]
+    for _ in range(4):  # aliases of aliases (flags = tf.app.flags; FLAGS = flags.FLAGS)
+        added = False
+        for node in assigns:
+            target = node.targets[0].id
+            if target in names or file_context.bound[target] != 1:
+                continue
+            root, attrs = _chain(node.value)
+            if root is not None and root.id in names:
+                names[target] = tuple(Lookup(l.binding, l.attrs + tuple(attrs))
+                                      for l in names[root.id])
+                added = True
+        if not added:
+            return
+
+
+Scan = namedtuple("Scan", "uses other_star_imports")
+
+
+def scan_file(file_context):
+    """A ``Scan`` of one parsed file (its ``context.Context``): the uses, sorted by position,
+    and whether it star-imports a module not tracked here (names may come from there).
+
+    Python 2 builtins are never taken as star-imported names (``python2``
+    reports them).
+    """
+    aliases = _Aliases(file_context)
+    star = _star_names(file_context, aliases, set(python2.INSTEAD))
+    names = dict(star)
+    names.update((name, (lookup,)) for name, lookup in aliases.names.items())
+    _add_assigned_aliases(file_context, names)
+    uses = list(aliases.imports)
+    outer_attribute = set()
+    for node, caught, _ in file_context.nodes:
+        if isinstance(node, ast.Attribute):
+            if id(node) in outer_attribute:
+                continue
+            root, attrs = _chain(node)
+            inner = node.value
+            while isinstance(inner, ast.Attribute):  # only the outermost attribute of a chain
+                outer_attribute.add(id(inner))
+                inner = inner.value
+            if root is not None and root.id in names:
+                uses.append(_use(node, root.id, attrs, names[root.id], None, caught))
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in star \
+                and node.id != "tf":
+            uses.append(_use(node, node.id, [], star[node.id], None, caught))
+        if isinstance(node, ast.Call):
+            root, attrs = _chain(node.func)
+            if root is not None and root.id in names and (attrs or root.id != "tf"):
+                uses.append(_use(node.func, root.id, attrs, names[root.id], _call(node), caught))
+    uses = sorted(set(uses), key=lambda u: (u.line, u.col, u.written, u.call is not None))
+    return Scan(uses, aliases.other_stars)
+
+
+def _use(node, root_name, attrs, lookups, call, caught):
+    alternatives = tuple(Lookup(l.binding, l.attrs + tuple(attrs)) for l in lookups)
+    written = ".".join([root_name] + list(attrs))
+    return Use(node.lineno, node.col_offset, written, lookup_dotted(alternatives[0]),
+               alternatives, call, caught)

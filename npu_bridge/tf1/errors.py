@@ -1,6 +1,7 @@
 """The error for a ``tf.contrib`` name the TF1 mode does not provide.
 
-It says which name and that the TF1 mode does not provide it, so a script
+It says which name and that the TF1 mode does not provide it (and, for a
+part that moved whole, where it lives now: ``tf2_homes``), so a script
 stops with a message that points at the gap instead of a bare
 AttributeError.  Attribute access raises ``ContribAttributeNotProvided`` (an
 AttributeError, so ``hasattr`` and ``getattr(x, name, default)`` keep
@@ -8,6 +9,8 @@ working); ``import tensorflow.contrib.x`` raises ``ContribModuleNotProvided``
 (a ModuleNotFoundError).  Both are ``NotProvidedError``.  Where something
 else does the job, ``instead`` says what (it ends the message).
 """
+
+from npu_bridge.tf1.tf2_homes import hint_for
 
 DOCS_HINT = "see docs/tf1_mode.md for what it provides"
 
@@ -17,8 +20,9 @@ class NotProvidedError(Exception):
 
 
 def _message(name, instead=None):
-    message = ("%s is not provided by npu_bridge's TF1 mode (it has no TensorFlow 2.15 "
-               "equivalent here; %s)" % (name, DOCS_HINT))
+    hint = hint_for(name)
+    message = "%s is not provided by npu_bridge's TF1 mode (%s%s)" % (
+        name, hint + "; " if hint else "", DOCS_HINT)
     return message + (". Instead: %s" % instead if instead else "")
 
 

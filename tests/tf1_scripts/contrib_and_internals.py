@@ -1,3 +1,5 @@
+# npu-bridge-check: finds tensorflow.contrib.quantize.create_training_graph, tensorflow.contrib.crf.crf_log_likelihood, tensorflow.contrib.seq2seq.dynamic_decode, tensorflow.contrib.distributions.percentile
+# (all on purpose: the script checks that each refusal says what to use instead)
 """TF 1.15 style: contrib by its internal paths, the TF-internal names 2.x moved, contrib's parts.
 
 Each provided name is called with TF 1.15 arguments in a graph session and

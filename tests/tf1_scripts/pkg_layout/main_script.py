@@ -1,3 +1,5 @@
+# npu-bridge-check: finds tensorflow.contrib.lite
+# (both on purpose: error_of catches their errors and the script runs)
 """Checks the runpy semantics of npu-bridge-run, what modules see, the npu_init star import and
 the errors for contrib names not provided; prints the facts as JSON."""
 import json

@@ -20,7 +20,7 @@ import atexit  # noqa: F401
 import os  # noqa: F401
 
 from tensorflow.core.protobuf import config_pb2, rewriter_config_pb2  # noqa: F401
-from tensorflow.python.client import session  # noqa: F401
+from npu_bridge.tf_private.session import client_session as session  # noqa: F401
 
 from npu_bridge.tf1.star_export import module_getattr as _module_getattr
 __getattr__ = _module_getattr(globals())  # gives ``tf`` and ``__all__``

@@ -6,6 +6,8 @@
 * ``FuncRegistry``: the trampoline through which TensorFlow calls Python code
   in the graph (``tf.py_function``); wrapping its ``__call__`` lets errors of
   host_fn and input_fn code keep their type (``core.user_errors``).
+* ``client_session``: the module ``tensorflow.python.client.session`` itself,
+  which the original's star import gave migrated scripts as ``session``.
 """
 
 from npu_bridge.tf_private import check_version, missing
@@ -17,6 +19,7 @@ try:
     from tensorflow.python.client import session as _session
     from tensorflow.python.ops import script_ops as _script_ops
 
+    client_session = _session
     BaseSession = _session.BaseSession
     FuncRegistry = _script_ops.FuncRegistry
     if not callable(getattr(FuncRegistry, "__call__", None)):

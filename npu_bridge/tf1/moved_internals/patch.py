@@ -5,7 +5,9 @@ imports ``module_name`` and sets each name it cannot give itself to the
 provider's object.  A name the module already gives (in its namespace or
 through its own ``__getattr__``) is left alone, so nothing that works is
 changed.  ``"provider.module:"`` (nothing after the colon) means the module
-itself.
+itself.  A provider that cannot be imported (a project that ships its own
+``keras`` package, say) leaves that name missing, as TensorFlow 2.15 has it,
+rather than stopping the TF1 mode from starting.
 """
 
 import importlib
@@ -35,7 +37,12 @@ def add_missing_names(module_name, names):
     module = importlib.import_module(module_name)
     added = []
     for name, spec in names.items():
-        if not _has(module, name):
-            setattr(module, name, resolve(spec))
-            added.append(name)
+        if _has(module, name):
+            continue
+        try:
+            provided = resolve(spec)
+        except Exception:  # noqa: BLE001  (the name stays missing, as in TensorFlow 2.15)
+            continue
+        setattr(module, name, provided)
+        added.append(name)
     return added

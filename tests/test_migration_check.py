@@ -376,14 +376,18 @@ def test_census_counts_files_shares_and_the_names_that_stop_most(tmp_path, clien
     _write(tmp_path, "clean.py", "import tensorflow as tf\nimport npu_bridge\nx = tf.Session\n")
     _write(tmp_path, "py2.py", "import hccl\nprint 'x'\n")
     _write(tmp_path, "not_ours.py", "import tensorflow as tf\nx = tf.contrib.nope\n")
+    _write(tmp_path, "unbound.py", "from npu_bridge.npu_init import *\nprint(never_defined)\n")
     _write(tmp_path, "unreadable.py", b"from npu_bridge import npu_init\nx = '\xb5'\n")
     pattern = re.compile(census.DEFAULT_FILTER, re.MULTILINE)
     result = census.run([str(tmp_path)], pattern, 5, client)
     assert (result["files"], result["nothing_missing"], result["something_missing"],
-            result["python2"], result["unreadable"], result["crashes"]) == (6, 1, 3, 1, 1, 0)
-    assert result["nothing_missing_share"] == 16.7
-    assert result["top_missing"] == [("tensorflow.contrib.lite", 3)]  # by files, not uses
+            result["python2"], result["unreadable"], result["crashes"]) == (7, 1, 4, 1, 1, 0)
+    assert result["only_unbound_names"] == 1
+    assert result["nothing_missing_share"] == 14.3
+    assert result["top_missing"] == [("tensorflow.contrib.lite", 3),  # by files, not uses
+                                     ("npu_bridge.npu_init.never_defined", 1)]
     out = io.StringIO()
     census.write_text(result, "the default", 1.0, out)
-    assert "nothing missing:     1 (16.7%)" in out.getvalue()
+    assert "nothing missing:     1 (14.3%)" in out.getvalue()
+    assert "  of which only names the file never binds: 1 (14.3%)" in out.getvalue()
     assert "      3  tensorflow.contrib.lite" in out.getvalue()

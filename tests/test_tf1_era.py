@@ -199,3 +199,18 @@ def test_read_data_sets_checks_its_arguments(tmp_path):
     fake = mnist.read_data_sets("unused", fake_data=True, one_hot=True)
     images, labels = fake.train.next_batch(3, fake_data=True)
     assert np.array(images).shape == (3, 784) and labels == [[1] + [0] * 9] * 3
+
+
+def test_names_imported_from_the_api_submodules_are_tf1s(tmp_path):
+    rc, output = run_tf1("api_module_imports.py", tmp_path, timeout=180)
+    assert rc == 0, output[-4000:]
+    facts = tagged_json(output, "FACTS")
+    assert facts["compat_v1_is_tf"] is True
+    assert abs(facts["w"] - 3.0) < 0.05 and abs(facts["b"] + 1.0) < 0.05, facts
+    # FileWriter wrote the loss at each global step after its run: 1..40.
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    events = EventAccumulator(str(tmp_path))
+    events.Reload()
+    written = [(e.step, e.value) for e in events.Scalars("loss")]
+    assert [s for s, _ in written] == list(range(1, 41))
+    np.testing.assert_allclose([v for _, v in written], facts["losses"], rtol=1e-6)

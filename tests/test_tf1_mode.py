@@ -99,7 +99,7 @@ def test_runpy_semantics_and_what_each_module_sees():
     assert facts["argv"] == [os.path.join(SCRIPTS, "pkg_layout", "main_script.py"), "--flag", "x"]
     assert facts["path0"] == os.path.join(SCRIPTS, "pkg_layout")
     assert facts["output_shape"] == [1, 2]
-    for key in ("model_lib_same_tf", "has_session", "compat_v1_real", "compat_v2_has_function",
+    for key in ("model_lib_same_tf", "has_session", "compat_v1_is_tf1", "compat_v2_has_function",
                 "ops_graph", "math_ops_add", "contrib_is_tf_contrib", "estimator_module",
                 "sys_modules_tf_real", "npu_bridge_sees_real_tf", "real_tf_has_no_contrib"):
         assert facts[key] is True, key

@@ -57,7 +57,7 @@ def test_facade_is_the_tf1_api_with_contrib():
     tf1 = tf1_module()
     assert tf1.Session is tf.compat.v1.Session
     assert tf1.train.MomentumOptimizer is tf.compat.v1.train.MomentumOptimizer
-    assert tf1.compat is sys.modules["tensorflow.compat"]
+    assert tf1.compat.v1 is tf1 and tf1.compat.v2 is sys.modules["tensorflow.compat.v2"]
     assert tf1.python.ops is sys.modules["tensorflow.python.ops"]  # tensorflow.python, with
     assert tf1.python.keras.layers.Dense is tf.compat.v1.keras.layers.Dense  # TF 1.15's Keras
     assert tf1.contrib.tpu.InputPipelineConfig.PER_HOST_V2 == \

@@ -55,6 +55,11 @@ def selected_files(paths, pattern):
             yield path
 
 
+# A name read but bound nowhere in the file, looked for in its star imports (the script's own
+# bug: the original's star imports gave no such name either, since ours export all of theirs).
+UNBOUND = "(never bound in this file)"
+
+
 def _key(finding):
     if finding.problem == "argument":
         return "%s(...) arguments" % finding.missing
@@ -76,11 +81,15 @@ def census(reports, top):
         python2.update({_key(f) for f in report.findings if f.problem == "python2"})
     status = Counter(r.status for r in reports)
     files = len(reports)
+    only_unbound = sum(1 for r in reports if r.status == "missing" and all(
+        UNBOUND in f.message for f in r.findings
+        if f.problem in ("missing", "broken", "argument", "unresolved")))
     return {
         "files": files,
         "nothing_missing": status["clean"],
         "nothing_missing_share": round(100.0 * status["clean"] / files, 1) if files else 0.0,
         "something_missing": status["missing"],
+        "only_unbound_names": only_unbound,
         "python2": status["python2"],
         "unreadable": status["unreadable"],
         "crashes": status["crash"],
@@ -102,6 +111,8 @@ def write_text(result, pattern_text, seconds, out):
     out.write("files checked:       %d (filter: %s)\n" % (files, pattern_text))
     out.write("nothing missing:     %s\n" % share(result["nothing_missing"]))
     out.write("something missing:   %s\n" % share(result["something_missing"]))
+    out.write("  of which only names the file never binds: %s\n"
+              % share(result["only_unbound_names"]))
     out.write("Python 2 code:       %s\n" % share(result["python2"]))
     out.write("unreadable:          %s\n" % share(result["unreadable"]))
     out.write("crashes:             %d\n" % result["crashes"])

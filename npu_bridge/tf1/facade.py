@@ -3,10 +3,12 @@
 It is the TF1 API: every name of ``tf.compat.v1`` (``tf.Session``,
 ``tf.ConfigProto``, ``tf.train.MomentumOptimizer``, ``tf.layers`` ...), plus
 ``tf.contrib`` (``npu_bridge.tf1.contrib``).  ``tf.compat`` is TensorFlow's
-own ``tensorflow.compat`` (so ``tf.compat.v1`` / ``tf.compat.v2`` are the real
-ones), and a real submodule such as ``tensorflow.python`` or
-``tensorflow.core`` is reached through it too, so ``import
-tensorflow.python.ops.math_ops`` keeps working.  ``tf.keras`` and
+own ``tensorflow.compat`` except that ``tf.compat.v1`` is this module again, as
+in TF 1.15, where ``tf.compat.v1.contrib`` worked (``tf.compat.v2`` is the real
+one).  A real submodule such as ``tensorflow.python`` or ``tensorflow.core`` is
+reached through it too, so ``import tensorflow.python.ops.math_ops`` keeps
+working.  ``v1_counterpart`` gives ``from tensorflow.train import X`` the TF1
+API's ``train``, as TF 1.15 did.  ``tf.keras`` and
 ``tf.python.keras`` are TF 1.15's Keras (``keras_era``).  The real ``tensorflow``
 module is never replaced: ``sys.modules["tensorflow"]`` stays TF2.
 """
@@ -21,7 +23,6 @@ from npu_bridge.tf1 import keras_era
 
 _OWN = {
     "contrib": "npu_bridge.tf1.contrib",
-    "compat": "tensorflow.compat",
 }
 
 
@@ -36,6 +37,8 @@ class TF1Module(types.ModuleType):
     def __getattr__(self, name):
         if name in _OWN:
             value = importlib.import_module(_OWN[name])
+        elif name == "compat":
+            value = _compat_module()
         elif name in ("keras", "python"):
             value = keras_era.script_module("tensorflow." + name)
         else:
@@ -45,7 +48,7 @@ class TF1Module(types.ModuleType):
         return value
 
     def __dir__(self):
-        return sorted(set(dir(_real_tf.compat.v1)) | set(_OWN) | set(self.__dict__))
+        return sorted(set(dir(_real_tf.compat.v1)) | set(_OWN) | {"compat"} | set(self.__dict__))
 
     def __repr__(self):
         return "<module 'tensorflow' (TF1 API of npu_bridge's TF1 mode)>"
@@ -79,3 +82,53 @@ def tf1_module():
     if _facade is None:
         _facade = TF1Module()
     return _facade
+
+
+class TF1Compat(types.ModuleType):
+    """``tensorflow.compat`` as TF 1.15 scripts see it: ``v1`` is the TF1 module itself."""
+
+    def __init__(self):
+        super().__init__("tensorflow.compat", _real_tf.compat.__doc__)
+
+    def __getattr__(self, name):
+        value = tf1_module() if name == "v1" else getattr(_real_tf.compat, name)
+        if not name.startswith("__"):
+            setattr(self, name, value)
+        return value
+
+    def __dir__(self):
+        return sorted(set(dir(_real_tf.compat)) | set(self.__dict__))
+
+
+_compat = None
+
+
+def _compat_module():
+    global _compat
+    if _compat is None:
+        _compat = TF1Compat()
+    return _compat
+
+
+def v1_counterpart(name):
+    """The TF1 API module for ``from tensorflow.x.y import ...`` in script code, or None.
+
+    ``tensorflow.train``, ``tensorflow.summary``, ``tensorflow.data`` ... are
+    TF2's API modules; TF 1.15 had its own there (``ChiefSessionCreator``,
+    ``FileWriter``, ``make_one_shot_iterator``).  Only public API paths change:
+    None for anything that is not a module of the TF1 API (``tensorflow.python...``,
+    ``tensorflow.core...``), which stays the real module.
+    """
+    parts = name.split(".")[1:]
+    if not parts or not (parts[0] == "compat" or isinstance(
+            getattr(_real_tf.compat.v1, parts[0], None), types.ModuleType)):
+        return None
+    module = tf1_module()
+    for part in parts:
+        try:
+            module = getattr(module, part)
+        except AttributeError:
+            return None
+        if not isinstance(module, types.ModuleType):
+            return None
+    return module

@@ -35,7 +35,7 @@ import sysconfig
 
 from npu_bridge.tf1 import contrib, keras_era, removed
 from npu_bridge.tf1.errors import ContribModuleNotProvided
-from npu_bridge.tf1.facade import tf1_module
+from npu_bridge.tf1.facade import tf1_module, v1_counterpart
 
 _NPU_BRIDGE_DIR = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 
@@ -113,8 +113,10 @@ class _ImportWrapper:
             return module
         if name.startswith("tensorflow.contrib"):
             _hide_contrib_from_real_tensorflow()
-        if is_script_code(globals) and (not fromlist or name == "tensorflow"):
-            return tf1_module()
+        if is_script_code(globals):
+            if not fromlist or name == "tensorflow":
+                return tf1_module()
+            return v1_counterpart(name) or module
         return module
 
 

@@ -54,7 +54,8 @@ print("FACTS " + json.dumps({
     "has_session": hasattr(tf, "Session"),
     "executing_eagerly": tf.executing_eagerly(),
     "variable_type": type(tf.Variable(1.0)).__name__,
-    "compat_v1_real": tf_v1 is sys.modules["tensorflow.compat.v1"],
+    # As in TF 1.15, tf.compat.v1 is the TF1 API itself; the real module stays in sys.modules.
+    "compat_v1_is_tf1": tf_v1 is tf and sys.modules["tensorflow.compat.v1"] is not tf,
     "compat_v2_has_function": hasattr(tf_v2, "function"),
     "ops_graph": ops.get_default_graph() is tf.get_default_graph(),
     "math_ops_add": math_ops.add is sys.modules["tensorflow.python.ops.math_ops"].add,

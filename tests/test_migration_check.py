@@ -391,3 +391,22 @@ def test_census_counts_files_shares_and_the_names_that_stop_most(tmp_path, clien
     assert "nothing missing:     1 (14.3%)" in out.getvalue()
     assert "  of which only names the file never binds: 1 (14.3%)" in out.getvalue()
     assert "      3  tensorflow.contrib.lite" in out.getvalue()
+
+
+def test_a_fallback_counts_only_when_its_try_body_fails_here(tmp_path, client):
+    # except-handlers for a missing name are the script's code for other library versions.
+    script = _write(tmp_path, "fallbacks.py",
+                    "import numpy as np\nimport tensorflow as tf\n"
+                    "try:\n    inc = np.get_include()\nexcept AttributeError:\n"
+                    "    inc = np.get_numpy_include()\n"                            # 6: not reached
+                    "try:\n    y = tf.nn.sigmoid_cross_entropy_with_logits(logits=1., labels=1.)\n"
+                    "except:\n    y = tf.nn.sigmoid_cross_entropy_with_logits(1., targets=1.)\n"
+                    "try:\n    y = tf.contrib.nope_not_here(1)\nexcept AttributeError:\n"
+                    "    y = tf.mul(2, 3)\n"                                        # 14: reached
+                    "try:\n    import cv2\nexcept ImportError:\n"
+                    "    z = tf.mul(1, 1)\n"                   # 18: the body uses nothing we know
+                    "try:\n    w = np.get_include()\nexcept ValueError:\n"
+                    "    w = np.get_numpy_include()\n")          # 22: not a missing-name fallback
+    found = [(f.line, f.missing) for f in _check(client, script)[script].findings]
+    assert found == [(14, "tensorflow.mul"), (18, "tensorflow.mul"),
+                     (22, "numpy.get_numpy_include")]

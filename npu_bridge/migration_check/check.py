@@ -147,16 +147,39 @@ def _provided(use, names):
     return next((l for l in use.lookups if names[(l, None)]["status"] == "ok"), None)
 
 
+def _answer(use, names, calls):
+    """The resolver's answer about a use (None: the name's own answer says it)."""
+    provided = _provided(use, names)
+    if use.call is None:
+        return names[(use.lookups[0], None)] if provided is None else {"status": "ok"}
+    if provided is None:
+        return None
+    return calls[(provided, use.call)]
+
+
+def _unreached_fallbacks(answered):
+    """Ids of the tries whose bodies use names here and all of them work.
+
+    Their name-error handlers (``except AttributeError: np.get_numpy_include()``,
+    TF 0.x spellings after ``except:``) are the script's fallback for other
+    library versions: with what we provide, the body does not fail there.
+    """
+    body_uses, failing = set(), set()
+    for use, answer in answered:
+        if use.in_try is not None:
+            body_uses.add(use.in_try)
+            if answer is None or answer["status"] != "ok":
+                failing.add(use.in_try)
+    return body_uses - failing
+
+
 def _report(scanned, names, calls):
     findings = []
-    for use in scanned.uses:
-        provided = _provided(use, names)
-        if use.call is None:
-            answer = names[(use.lookups[0], None)] if provided is None else {"status": "ok"}
-        elif provided is None:
-            continue  # the name's own finding says it
-        else:
-            answer = calls[(provided, use.call)]
+    answered = [(use, _answer(use, names, calls)) for use in scanned.uses]
+    unreached = _unreached_fallbacks(answered)
+    for use, answer in answered:
+        if answer is None or use.in_fallback in unreached:
+            continue
         finding = _use_finding(scanned.path, use, answer)
         if finding is not None:
             findings.append(finding)

@@ -10,6 +10,11 @@ script's own compatibility code.  ``bound_names`` collects every name the
 file binds anywhere (scoping is not modelled: a name bound somewhere in the
 file counts as bound everywhere in it).  ``Context`` holds both for one
 file, so the passes over it walk its tree once.
+
+``try_parts`` says which ``try`` statement's body a node sits in and which
+``try``'s fallback (an ``except`` handler for a missing name: ImportError,
+AttributeError, NameError, Exception or bare) it sits in; a fallback runs
+only when its body fails, which ``check`` judges from the body's uses.
 """
 
 import ast
@@ -60,6 +65,34 @@ class Context:
         self.tree = tree
         self.nodes = list(walk(tree))
         self.bound = bound_names(node for node, _, _ in self.nodes)
+        self.try_body, self.try_fallback = try_parts(tree)
+
+    def try_of(self, node):
+        """(id of the innermost try whose body holds ``node``, id of the innermost try whose
+        name-error fallback holds it); None where there is none."""
+        return self.try_body.get(id(node)), self.try_fallback.get(id(node))
+
+
+# What a name the script uses raises when it is missing, and the handlers that catch it too.
+_NAME_ERRORS = {"ImportError", "ModuleNotFoundError", "AttributeError", "NameError",
+                "Exception", "BaseException", "*"}
+
+
+def try_parts(tree):
+    """({id(node): id(try)} for nodes in a try body, the same for nodes in its fallbacks).
+
+    Inner statements are visited after outer ones, so the innermost try wins.
+    """
+    body, fallback = {}, {}
+    for node in ast.walk(tree):
+        if not isinstance(node, _TRY_TYPES):
+            continue
+        for statement in node.body:
+            body.update((id(sub), id(node)) for sub in ast.walk(statement))
+        for handler in node.handlers:
+            if _caught_names(handler.type) & _NAME_ERRORS:
+                fallback.update((id(sub), id(node)) for sub in ast.walk(handler))
+    return body, fallback
 
 
 _NOTHING_CAUGHT = frozenset()

@@ -37,8 +37,10 @@ MODULE_GLOBALS = {"__name__", "__file__", "__doc__", "__spec__", "__loader__", "
                   "__builtins__", "__path__", "__cached__", "__annotations__", "__dict__"}
 
 # ``lookups``: alternatives (any may supply the name); ``call``: a Call or None;
-# ``caught``: exception names the enclosing ``try`` bodies catch.
-Use = namedtuple("Use", "line col written dotted lookups call caught")
+# ``caught``: exception names the enclosing ``try`` bodies catch; ``in_try`` and
+# ``in_fallback``: ids of the try whose body / name-error handler holds the use (or None).
+Use = namedtuple("Use", "line col written dotted lookups call caught in_try in_fallback",
+                 defaults=(None, None))
 
 
 def _tracked(module):
@@ -76,6 +78,7 @@ class _Aliases:
     """Names the file binds by importing tracked modules: name -> (binding, attrs)."""
 
     def __init__(self, file_context):
+        self.context = file_context
         self.names, self.imports, self.star_modules, self.other_stars = {}, [], [], False
         for node, caught, _ in file_context.nodes:
             if isinstance(node, ast.Import):
@@ -88,7 +91,8 @@ class _Aliases:
     def _import(self, node, alias, caught):
         binding = ("import", alias.name, bool(alias.asname))
         self.imports.append(Use(node.lineno, node.col_offset, alias.name, alias.name,
-                                (Lookup(binding, ()),), None, caught))
+                                (Lookup(binding, ()),), None, caught,
+                                *self.context.try_of(node)))
         if alias.asname:
             self.names[alias.asname] = Lookup(binding, ())
         else:
@@ -105,12 +109,12 @@ class _Aliases:
                 self.star_modules.append(node.module)
                 lookup = Lookup(("import", node.module, True), ())
                 self.imports.append(Use(node.lineno, node.col_offset, node.module, node.module,
-                                        (lookup,), None, caught))
+                                        (lookup,), None, caught, *self.context.try_of(node)))
                 continue
             lookup = Lookup(("from", node.module, alias.name), ())
             dotted = node.module + "." + alias.name
             self.imports.append(Use(node.lineno, node.col_offset, dotted, dotted, (lookup,),
-                                    None, caught))
+                                    None, caught, *self.context.try_of(node)))
             self.names[alias.asname or alias.name] = lookup
 
 
@@ -178,20 +182,22 @@ def scan_file(file_context):
                 outer_attribute.add(id(inner))
                 inner = inner.value
             if root is not None and root.id in names:
-                uses.append(_use(node, root.id, attrs, names[root.id], None, caught))
+                uses.append(_use(node, root.id, attrs, names[root.id], None, caught,
+                                 file_context))
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in star \
                 and node.id != "tf":
-            uses.append(_use(node, node.id, [], star[node.id], None, caught))
+            uses.append(_use(node, node.id, [], star[node.id], None, caught, file_context))
         if isinstance(node, ast.Call):
             root, attrs = _chain(node.func)
             if root is not None and root.id in names and (attrs or root.id != "tf"):
-                uses.append(_use(node.func, root.id, attrs, names[root.id], _call(node), caught))
+                uses.append(_use(node.func, root.id, attrs, names[root.id], _call(node), caught,
+                                 file_context))
     uses = sorted(set(uses), key=lambda u: (u.line, u.col, u.written, u.call is not None))
     return Scan(uses, aliases.other_stars)
 
 
-def _use(node, root_name, attrs, lookups, call, caught):
+def _use(node, root_name, attrs, lookups, call, caught, file_context):
     alternatives = tuple(Lookup(l.binding, l.attrs + tuple(attrs)) for l in lookups)
     written = ".".join([root_name] + list(attrs))
     return Use(node.lineno, node.col_offset, written, lookup_dotted(alternatives[0]),
-               alternatives, call, caught)
+               alternatives, call, caught, *file_context.try_of(node))

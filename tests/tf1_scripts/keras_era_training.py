@@ -83,7 +83,7 @@ h = EraBatchNorm()(h)
 h = PythonDense(8, activation="relu")(h)
 facts["keras_shape"] = list(h._keras_shape)
 out = keras.layers.Dense(2, activation="softmax")(h)
-model = keras.models.Model(inp, out)
+model = keras.models.Model(input=inp, output=out)  # Keras 1's names, which Keras 2.2 took
 facts["source_inputs_are_the_input"] = get_source_inputs(out)[0] is inp
 model = multi_gpu_model(model, gpus=2)
 model.compile(optimizer=StandaloneAdam(lr=0.02), loss="categorical_crossentropy",

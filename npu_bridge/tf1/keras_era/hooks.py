@@ -10,6 +10,9 @@
   TF 1.15 computed.
 - ``tensor._keras_shape``: the static shape as a tuple with None for unknown
   dimensions, as Keras of that time set on every layer output.
+- ``Model(input=x, output=y)``: Keras 1's argument names, which standalone
+  Keras 2.2 still took (with a warning) and scripts of that time still pass;
+  they are given to Keras 2.15 as ``inputs=`` / ``outputs=``.
 
 ``install()`` applies both, for the TF1 mode only; outside it Keras is untouched.
 """
@@ -17,8 +20,12 @@
 import functools
 import inspect
 
+from keras.src.engine.functional import Functional
+from keras.src.engine.training import Model
 from keras.src.layers.normalization.batch_normalization import BatchNormalizationBase
 from tensorflow.python.framework import tensor as tensor_lib
+
+from npu_bridge.tf1.notices import warn_once
 
 # (base class, private hook, keywords Keras 2.15 passes that TF 1.15's signature lacked)
 ERA_HOOKS = (
@@ -37,6 +44,27 @@ def install():
     for base, hook, keywords in ERA_HOOKS:
         _adapt_overrides(base, hook, keywords)
     tensor_lib.Tensor._keras_shape = property(_keras_shape)
+    Model.__new__ = staticmethod(_keras1_arguments(Model.__new__))
+    for cls in (Model, Functional):
+        cls.__init__ = _keras1_arguments(cls.__init__)
+
+
+_KERAS1_NAMES = (("input", "inputs"), ("output", "outputs"))
+
+
+def _keras1_arguments(function):
+    """``function`` taking Keras 1's ``input=`` / ``output=`` as ``inputs=`` / ``outputs=``."""
+    @functools.wraps(function)
+    def keras1_arguments(*args, **kwargs):
+        for old, new in _KERAS1_NAMES:
+            if old in kwargs and new not in kwargs:
+                kwargs[new] = kwargs.pop(old)
+                warn_once("keras1_model_arguments",
+                          "Model(input=..., output=...) are Keras 1's argument names; "
+                          "npu_bridge's TF1 mode passes them as inputs=/outputs=, as "
+                          "standalone Keras 2.2 did")
+        return function(*args, **kwargs)
+    return keras1_arguments
 
 
 def _keras_shape(tensor):

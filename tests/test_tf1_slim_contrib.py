@@ -121,7 +121,7 @@ def test_contrib_internal_paths_moved_internals_and_parts(tmp_path):
         "ContribAttributeNotProvided: tf.contrib.quantize.create_training_graph is not provided")
     assert refused["import quantize.python"].startswith(
         "ContribModuleNotProvided: tensorflow.contrib.quantize.python is not provided")
-    assert "tfa.text.crf_log_likelihood" in refused["crf"]
+    assert "tf.compat.v1.nn.dynamic_rnn" in refused["legacy_seq2seq"]
 
 
 # A checkpoint as TF 1.15 wrote it for the models of rnn_checkpoint.py (names and layouts of

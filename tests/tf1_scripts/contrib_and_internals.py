@@ -1,4 +1,4 @@
-# npu-bridge-check: finds tensorflow.contrib.quantize.create_training_graph, tensorflow.contrib.crf.crf_log_likelihood, tensorflow.contrib.seq2seq.dynamic_decode, tensorflow.contrib.distributions.percentile
+# npu-bridge-check: finds tensorflow.contrib.quantize.create_training_graph, tensorflow.contrib.legacy_seq2seq.embedding_attention_seq2seq, tensorflow.contrib.seq2seq.dynamic_decode, tensorflow.contrib.distributions.percentile
 # (all on purpose: the script checks that each refusal says what to use instead)
 """TF 1.15 style: contrib by its internal paths, the TF-internal names 2.x moved, contrib's parts.
 
@@ -199,7 +199,8 @@ def refusals():
     messages = {}
     for name, probe in [("quantize", lambda: tf.contrib.quantize.create_training_graph(
                             quant_delay=0)),
-                        ("crf", lambda: tf.contrib.crf.crf_log_likelihood),
+                        ("legacy_seq2seq",
+                         lambda: tf.contrib.legacy_seq2seq.embedding_attention_seq2seq),
                         ("seq2seq.dynamic_decode", lambda: tf.contrib.seq2seq.dynamic_decode),
                         ("distributions.percentile",
                          lambda: tf.contrib.distributions.percentile)]:

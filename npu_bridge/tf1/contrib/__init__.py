@@ -4,7 +4,7 @@ Each part is a module named in ``PARTS``: tf-slim where it maintains the
 code (``slim``, most of ``layers`` and ``framework``), TensorFlow 2.15 where
 the API moved (``data``, ``tpu``, ``rnn``, ``summary``), small code of ours
 where nobody maintains it (``training.HParams``, ``opt``'s optimizers,
-``cudnn_rnn`` layers, ``image`` transforms).  ``tf.contrib.x`` and ``import
+``cudnn_rnn`` layers, ``image`` transforms, ``crf``).  ``tf.contrib.x`` and ``import
 tensorflow.contrib.x`` load a part on first use; contrib's internal paths
 (``tensorflow.contrib.layers.python.layers ...``) are ``internal_paths``.  A
 part or name that is not provided raises ``NotProvidedError`` naming it.
@@ -24,6 +24,7 @@ from npu_bridge.tf1.errors import (ContribAttributeNotProvided, ContribModuleNot
 PARTS = {
     "cluster_resolver": "npu_bridge.tf1.contrib.cluster_resolver",
     "compiler": "npu_bridge.tf1.contrib.compiler",
+    "crf": "npu_bridge.tf1.contrib.crf",
     "cudnn_rnn": "npu_bridge.tf1.contrib.cudnn_rnn",
     "data": "npu_bridge.tf1.contrib.data",
     "distribute": "npu_bridge.tf1.contrib.distribute",
@@ -52,8 +53,6 @@ PARTS = {
 REFUSED = {
     "quantize": "train in float32 here; for quantization-aware training on TF 2.x use the "
                 "TensorFlow Model Optimization toolkit (tfmot.quantization.keras.quantize_model)",
-    "crf": "TensorFlow Addons' tfa.text.crf_log_likelihood / crf_decode / viterbi_decode "
-           "(same arguments)",
     "legacy_seq2seq": "tf.compat.v1.nn.dynamic_rnn with your own decoder loop; for the loss, "
                       "tf.contrib.seq2seq.sequence_loss",
     "graph_editor": "edit the GraphDef (tf.compat.v1.get_default_graph().as_graph_def()) "

@@ -410,3 +410,11 @@ def test_a_fallback_counts_only_when_its_try_body_fails_here(tmp_path, client):
     found = [(f.line, f.missing) for f in _check(client, script)[script].findings]
     assert found == [(14, "tensorflow.mul"), (18, "tensorflow.mul"),
                      (22, "numpy.get_numpy_include")]
+
+
+def test_assigning_an_attribute_reads_only_its_prefix(tmp_path, client):
+    script = _write(tmp_path, "assigns.py",
+                    "import tensorflow as tf\ntf.contrib._warning = None\n"
+                    "tf.contrib.nope.x = 1\ndel tf.contrib.slim.fake\n")
+    found = [(f.line, f.missing) for f in _check(client, script)[script].findings]
+    assert found == [(3, "tensorflow.contrib.nope")]

@@ -38,6 +38,7 @@ def test_tf115_keras_script_trains_unchanged():
     # Every spelling of that time gives the one Keras class.
     assert facts["same"] == {name: True for name in facts["same"]}, facts["same"]
     assert facts["backend_session_is_npu_session"] is True
+    assert facts["keras_versions"] == ["2.2.4", "2.2.4"]  # TF 1.15's Keras API, parseable
     # Adam(lr=0.1, decay=0.5, epsilon=None): the rate of update k is 0.1 / (1 + 0.5 k), eps 1e-7.
     rng = np.random.RandomState(0)
     x = rng.randn(32, 3).astype(np.float32).astype(np.float64)

@@ -154,3 +154,24 @@ def test_cudnn_lstm_returns_tf1_shapes():
     # the last layer's final forward h is its output at the last time step
     np.testing.assert_allclose(values[1][2], values[0][-1, :, :4], rtol=1e-6)
     np.testing.assert_allclose(values[4][0], values[3][-1], rtol=1e-6)
+
+
+def test_star_import_of_each_contrib_part_binds_what_the_part_gives():
+    import importlib
+    from npu_bridge.tf1.contrib import PARTS
+    for part, module_name in PARTS.items():
+        bound = {}
+        exec("from %s import *" % module_name, bound)
+        module = importlib.import_module(module_name)
+        names = set(bound) - {"__builtins__"}
+        assert names, part
+        for name in names:
+            assert bound[name] is getattr(module, name), (part, name)
+        assert not {"tf", "np", "importlib", "first_of", "not_provided_getattr"} & names, part
+    bound = {}
+    exec("from npu_bridge.tf1.contrib.layers import *\nfrom npu_bridge.tf1.contrib.rnn import *",
+         bound)
+    slim_layers = importlib.import_module("tf_slim.layers")
+    assert bound["fully_connected"] is slim_layers.fully_connected  # TF 1.15's star exports
+    assert bound["xavier_initializer"] is slim_layers.xavier_initializer
+    assert bound["RNNCell"] is tf.compat.v1.nn.rnn_cell.RNNCell

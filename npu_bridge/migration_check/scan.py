@@ -176,6 +176,8 @@ def scan_file(file_context):
         if isinstance(node, ast.Attribute):
             if id(node) in outer_attribute:
                 continue
+            if isinstance(node.ctx, (ast.Store, ast.Del)):
+                continue  # ``tf.contrib._warning = None`` sets a name: its prefix is read alone
             root, attrs = _chain(node)
             inner = node.value
             while isinstance(inner, ast.Attribute):  # only the outermost attribute of a chain

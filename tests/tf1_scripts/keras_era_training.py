@@ -47,6 +47,7 @@ same = {
     "set_session": [tf.keras.backend.set_session, K.set_session, backend_set_session],
 }
 facts = {"same": {name: all(obj is objs[0] for obj in objs) for name, objs in same.items()},
+         "keras_versions": [keras.__version__, tf.keras.__version__],
          "backend_session_is_npu_session": K.get_session() is sess}
 
 # 1. Adam with TF 1.15's lr, decay and epsilon=None on a linear model, full batches.

@@ -34,6 +34,8 @@ from npu_bridge.tf1.errors import NotProvidedError
 ROOTS = ("tensorflow.python.keras", "tensorflow.keras", "keras")
 PYTHON_PACKAGE = "tensorflow.python"  # its ``keras`` attribute is a root
 
+# TF 1.15's tf.keras said "2.2.4-tf"; "2.2.4" is what today's version parsers accept.
+ERA_VERSION = "2.2.4"
 V1_API = "keras.api._v1.keras"  # Keras 2.15's v1 API: tf.compat.v1.keras
 SOURCE = "keras.src"  # Keras 2.15's modules
 DROPPED = "npu_bridge.tf1.keras_era.dropped:"  # + a namespace of names Keras 2.15 dropped
@@ -96,7 +98,8 @@ class EraModule(types.ModuleType):
     """A module path of that time: names from ``sources`` in order, sub-paths as paths.
 
     Attributes are resolved on first use and cached; ``__all__`` (for ``from
-    ... import *``) is every public name of the sources.
+    ... import *``) is every public name of the sources.  A root (``keras``,
+    ``tf.keras``) has ``__version__`` ``ERA_VERSION``.
     """
 
     def __init__(self, name, sources):
@@ -106,6 +109,8 @@ class EraModule(types.ModuleType):
     def __getattr__(self, attr):
         if attr == "__all__":
             value = sorted({n for source in self._era_sources for n in _public_names(source)})
+        elif attr == "__version__" and self.__name__ in ROOTS:
+            value = ERA_VERSION
         elif attr.startswith("__"):
             raise AttributeError(attr)
         else:

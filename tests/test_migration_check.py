@@ -193,11 +193,11 @@ def test_whatever_a_lookup_raises_is_a_finding(tmp_path, client):
     # npu_cpu_ops' module __getattr__ raises NotImplementedError: a finding, not a crash.
     script = _write(tmp_path, "cpu_ops.py",
                     "from npu_bridge.npu_cpu import npu_cpu_ops\n"
-                    "mask = npu_cpu_ops.randomchoicewithmask([[True]], count=1)\n"
+                    "mask = npu_cpu_ops.embeddingrankid([[1]], count=1)\n"
                     "from npu_bridge.npu_cpu.npu_cpu_ops import embeddingrankid\n")
     findings = _check(client, script)[script].findings
     assert [(f.line, f.problem, f.missing) for f in findings] == [
-        (2, "missing", "npu_bridge.npu_cpu.npu_cpu_ops.randomchoicewithmask"),
+        (2, "missing", "npu_bridge.npu_cpu.npu_cpu_ops.embeddingrankid"),
         (3, "missing", "npu_bridge.npu_cpu.npu_cpu_ops.embeddingrankid")]
     assert all("NotImplementedError: " in f.message for f in findings)
 

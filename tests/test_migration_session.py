@@ -1,4 +1,5 @@
 """Session helpers and documented no-ops, imported as migrated scripts import them (one process)."""
+import numpy as np
 import pytest
 import tensorflow as tf
 
@@ -86,3 +87,28 @@ def test_ai_cpu_kernels_and_convert_dropout_import():
     from npu_bridge.npu_cpu import npu_cpu_ops
     with pytest.raises(NotImplementedError, match="npu_cpu_ops.embeddingrankid"):
         npu_cpu_ops.embeddingrankid
+
+
+def test_randomchoicewithmask_samples_true_positions_without_repeats():
+    from npu_bridge.npu_cpu import npu_cpu_ops
+    x = np.zeros((4, 5), bool)
+    x[[0, 1, 1, 3, 3, 3], [2, 0, 4, 1, 3, 4]] = True  # 6 True positions
+    with tf.Graph().as_default():
+        few_index, few_mask = npu_cpu_ops.randomchoicewithmask(x=x, count=4, seed=1, seed2=2)
+        all_index, all_mask = npu_cpu_ops.randomchoicewithmask(x=x, count=9)
+        again = npu_cpu_ops.randomchoicewithmask(x=x, count=4, seed=1, seed2=2)[0]
+        assert few_index.shape == (4, 2) and few_mask.shape == (4,)
+        with tf.compat.v1.Session() as sess:
+            draws = [sess.run([few_index, few_mask]) for _ in range(20)]
+            index, mask, repeated = sess.run([all_index, all_mask, again])
+    true_positions = set(zip(*np.nonzero(x)))
+    for index_rows, mask_rows in draws:
+        rows = [tuple(r) for r in index_rows]
+        assert mask_rows.all() and len(set(rows)) == 4 and set(rows) <= true_positions
+    assert len({tuple(map(tuple, d[0])) for d in draws}) > 1  # a new draw each run
+    # More asked than there are: all 6, each once, then zero rows the mask marks False.
+    assert mask.tolist() == [True] * 6 + [False] * 3
+    assert {tuple(r) for r in index[:6]} == true_positions and not index[6:].any()
+    assert repeated.shape == (4, 2)
+    with pytest.raises(ValueError, match="randomchoicewithmask count must be a positive int"):
+        npu_cpu_ops.randomchoicewithmask(x=x, count=0)

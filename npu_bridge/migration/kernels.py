@@ -365,17 +365,3 @@ def get_gen_ops():
 def generated_op(name):
     """A module ``__getattr__`` giving kernels of ``GEN_OPS`` by name (``npu_aicore_ops``)."""
     return getattr(GEN_OPS, name)
-
-
-def cpu_kernel(name):
-    """A module ``__getattr__`` for ``npu_cpu_ops``: Ascend's AI-CPU kernels, none provided.
-
-    The original holds AI-CPU kernels (embedding caches, sampling ops ...) with
-    no stock TensorFlow counterpart: importing works, and using any name
-    raises NotImplementedError naming it.
-    """
-    if name.startswith("__"):
-        raise AttributeError(name)
-    raise NotImplementedError(
-        "npu_bridge: npu_cpu_ops.%s is an Ascend AI-CPU kernel with no stock TensorFlow "
-        "implementation here" % name)

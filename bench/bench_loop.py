@@ -28,15 +28,16 @@ the same input pipeline for every variant):
              optimizer, data and batch (TF2 eager, its traced train function).
              No host_call column (Keras has no host_call).
 
-Whole calls (``--calls short,long``): the wall time of one train() call of
-NPUEstimator N=100 (and the plain Estimator) against one Keras fit() call of
+Whole calls (``--calls short,long``, before the per-step tables; ``--calls-only``
+for just these): the wall time of one train() call of NPUEstimator N=100
+against one Keras fit() call of
 the same number of steps, short (20,000 tiny / 1,000 mlp / 1,000 conv steps)
 and long (200,000 tiny / 5,000 mlp / 5,000 conv steps). Each variant makes one
 untimed call first; the timed calls are the ones after it, as a script's
-second and later calls: Keras's fit reuses its traced function, the
-Estimators' train() rebuild their graph, start a session, restore the
-checkpoint and write a final one, as every call of theirs does. For the
-Estimators the parts of each call are printed (build: train() to the hooks'
+second and later calls: Keras's fit reuses its traced function, NPUEstimator's
+train() rebuilds its graph, starts a session, restores the checkpoint and
+writes a final one, as every Estimator call does. For NPUEstimator the parts
+of each call are printed (build: train() to the hooks'
 begin; session: to after_create_session; first run: to the first after_run;
 steps; tail: last after_run to train() returning).
 
@@ -91,7 +92,7 @@ NEVER = 10 ** 9
 BARE_LOOP = 100
 VARIANTS = ("estimator", "tpu", "npu1", "npu10", "npu100", "npu1000", "bare", "keras100")
 KERAS_EXECUTION = 100
-CALL_VARIANTS = ("estimator", "npu100", "keras100")
+CALL_VARIANTS = ("npu100", "keras100")
 LEARNING_RATE = 0.01
 
 
@@ -483,17 +484,17 @@ def run_calls(model, lengths, repeat):
                         os.getloadavg()[0]), file=sys.stderr, flush=True)
             keras = best["keras100"][0]
             npu_wall, npu_parts = best["npu100"]
-            fixed = npu_wall - npu_parts["steps"]
             rows.append("| %s | %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |" % (
-                length, steps, best["estimator"][0], npu_wall, keras,
-                keras / npu_wall, keras / best["estimator"][0], fixed))
+                length, steps, npu_wall, keras, keras / npu_wall,
+                npu_parts["build"] + npu_parts["session"], npu_parts["first run"],
+                npu_parts["tail"]))
     finally:
         tf.compat.v1.summary.FileWriterCache.clear()
         shutil.rmtree(workdir, ignore_errors=True)
     return "\n".join([
         "### %s (batch %d): whole calls, best of %d" % (model.name, model.batch, repeat), "",
-        "| call | steps | Estimator s | NPUEstimator N=100 s | Keras fit(spe=100) s "
-        "| NPU vs Keras | Estimator vs Keras | NPU s outside the steps |",
+        "| call | steps | NPUEstimator N=100 s | Keras fit(steps_per_execution=100) s "
+        "| NPU speed vs Keras | NPU build + session s | NPU first run s | NPU tail s |",
         "|---|---:|---:|---:|---:|---:|---:|---:|"] + rows)
 
 
@@ -564,7 +565,8 @@ def parse_args(argv):
     p.add_argument("--scale", type=float, default=1.0, help="multiply the measured steps")
     p.add_argument("--quick", action="store_true", help="smoke run: --scale 0.1, best of 1")
     p.add_argument("--calls", default="",
-                   help="comma list of short,long: time whole train()/fit() calls instead")
+                   help="comma list of short,long: also time whole train()/fit() calls")
+    p.add_argument("--calls-only", action="store_true", help="only the --calls tables")
     args = p.parse_args(argv)
     if args.quick:
         args.scale, args.repeat = 0.1, 1
@@ -589,11 +591,9 @@ def main(argv=None):
     print("# bench_loop: training steps/s\n")
     print(machine_info())
     print("best of %d, scale %g\n" % (args.repeat, args.scale), flush=True)
-    if args.calls:
-        for name in args.models:
-            print(run_calls(MODELS[name], args.calls, args.repeat) + "\n", flush=True)
-        return
-    for name in args.models:
+    for name in args.models if args.calls else []:
+        print(run_calls(MODELS[name], args.calls, args.repeat) + "\n", flush=True)
+    for name in ([] if args.calls_only else args.models):
         model, results = MODELS[name], {}
         for rep in range(args.repeat):  # round robin, so drifting load hits all variants
             for variant in args.variants:

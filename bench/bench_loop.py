@@ -6,6 +6,7 @@ Run by hand (not a test), from the repository root:
     /work/venv/bin/python bench/bench_loop.py --repeat 3      # best of 3 per cell
     /work/venv/bin/python bench/bench_loop.py --quick         # short smoke run
     /work/venv/bin/python bench/bench_loop.py --models tiny --variants estimator,npu100,bare
+    /work/venv/bin/python bench/bench_loop.py --models tiny,mlp --calls short,long --repeat 3
 
 What is compared (one process, one after the other, the same model_fn body and
 the same input pipeline for every variant):
@@ -23,6 +24,22 @@ the same input pipeline for every variant):
              100 iterations (get_next inside the body, parallel_iterations=1):
              the limit of what an in-graph loop can reach. Its host_call column
              writes the two scalars with tf.summary ops inside the loop body.
+  keras100   Keras Model.fit(steps_per_execution=100) on the same layers, loss,
+             optimizer, data and batch (TF2 eager, its traced train function).
+             No host_call column (Keras has no host_call).
+
+Whole calls (``--calls short,long``, before the per-step tables; ``--calls-only``
+for just these): the wall time of one train() call of NPUEstimator N=100
+against one Keras fit() call of
+the same number of steps, short (20,000 tiny / 1,000 mlp / 1,000 conv steps)
+and long (200,000 tiny / 5,000 mlp / 5,000 conv steps). Each variant makes one
+untimed call first; the timed calls are the ones after it, as a script's
+second and later calls: Keras's fit reuses its traced function, NPUEstimator's
+train() rebuilds its graph, starts a session, restores the checkpoint and
+writes a final one, as every Estimator call does. For NPUEstimator the parts
+of each call are printed (build: train() to the hooks'
+begin; session: to after_create_session; first run: to the first after_run;
+steps; tail: last after_run to train() returning).
 
 Models: tiny (dense 10->1, batch 32, MSE), mlp (784-512-512-10 relu, batch 128,
 softmax CE), conv (28x28x1: conv3x3x16, pool, conv3x3x32, pool, dense 10,
@@ -73,7 +90,9 @@ from npu_bridge.npu_init import NPUEstimator, NPUEstimatorSpec, NPURunConfig  # 
 ModeKeys = tf.estimator.ModeKeys
 NEVER = 10 ** 9
 BARE_LOOP = 100
-VARIANTS = ("estimator", "tpu", "npu1", "npu10", "npu100", "npu1000", "bare")
+VARIANTS = ("estimator", "tpu", "npu1", "npu10", "npu100", "npu1000", "bare", "keras100")
+KERAS_EXECUTION = 100
+CALL_VARIANTS = ("npu100", "keras100")
 LEARNING_RATE = 0.01
 
 
@@ -85,11 +104,15 @@ class Model(object):
     ``per_run`` / ``looped``: steps timed (after the first run) for variants
     making one Session.run per step / looping in the graph, chosen so that a
     measurement lasts ~2-4 s on a 2-core machine (``--scale`` multiplies them).
+    ``keras``: the same network as Keras layers; ``calls``: steps of a short
+    and of a long whole call (``--calls``).
     """
 
-    def __init__(self, name, x_shape, n_classes, batch, build, per_run, looped):
+    def __init__(self, name, x_shape, n_classes, batch, build, per_run, looped, keras,
+                 calls):
         self.name, self.x_shape, self.n_classes, self.batch = name, x_shape, n_classes, batch
         self.build, self.per_run, self.looped = build, per_run, looped
+        self.keras, self.calls = keras, calls
 
     def numpy_data(self, n_batches=32, seed=0):
         rng = np.random.RandomState(seed)
@@ -123,10 +146,32 @@ def _conv(x, y):
     return tf.compat.v1.losses.sparse_softmax_cross_entropy(y, logits)
 
 
+def _keras_tiny():
+    return [tf.keras.layers.Dense(1)], "mse"
+
+
+def _keras_mlp():
+    return ([tf.keras.layers.Dense(512, activation="relu"),
+             tf.keras.layers.Dense(512, activation="relu"), tf.keras.layers.Dense(10)],
+            tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+
+
+def _keras_conv():
+    return ([tf.keras.layers.Conv2D(16, 3, padding="same", activation="relu"),
+             tf.keras.layers.MaxPooling2D(2, 2),
+             tf.keras.layers.Conv2D(32, 3, padding="same", activation="relu"),
+             tf.keras.layers.MaxPooling2D(2, 2), tf.keras.layers.Flatten(),
+             tf.keras.layers.Dense(10)],
+            tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+
+
 MODELS = {
-    "tiny": Model("tiny", (10,), 0, 32, _tiny, per_run=3000, looped=30000),
-    "mlp": Model("mlp", (784,), 10, 128, _mlp, per_run=400, looped=600),
-    "conv": Model("conv", (28, 28, 1), 10, 64, _conv, per_run=300, looped=500),
+    "tiny": Model("tiny", (10,), 0, 32, _tiny, per_run=3000, looped=30000,
+                  keras=_keras_tiny, calls={"short": 20000, "long": 200000}),
+    "mlp": Model("mlp", (784,), 10, 128, _mlp, per_run=400, looped=600,
+                 keras=_keras_mlp, calls={"short": 1000, "long": 5000}),
+    "conv": Model("conv", (28, 28, 1), 10, 64, _conv, per_run=300, looped=500,
+                  keras=_keras_conv, calls={"short": 1000, "long": 5000}),
 }
 
 
@@ -243,7 +288,9 @@ class SaveTimer(tf.compat.v1.train.CheckpointSaverListener):
 # ---- one measurement per variant -----------------------------------------
 
 def loop_size(variant):
-    return int(variant[3:]) if variant.startswith("npu") else (BARE_LOOP if variant == "bare" else 1)
+    if variant.startswith("npu"):
+        return int(variant[3:])
+    return {"bare": BARE_LOOP, "keras100": KERAS_EXECUTION}.get(variant, 1)
 
 
 def measured_steps(model, variant, scale):
@@ -324,7 +371,38 @@ def run_bare(model, host_call, steps, workdir):
     return steps / elapsed, 1e6 * cpu / steps
 
 
+def keras_model(model):
+    """The model's network as a compiled Keras model, fit(steps_per_execution=100)."""
+    layers, loss = model.keras()
+    net = tf.keras.Sequential([tf.keras.Input(model.x_shape)] + layers)
+    net.compile(optimizer=tf.keras.optimizers.SGD(LEARNING_RATE), loss=loss,
+                steps_per_execution=KERAS_EXECUTION)
+    return net
+
+
+def keras_dataset(model):
+    """make_dataset in eager mode (Keras fit runs eagerly)."""
+    with tf.init_scope():
+        return make_dataset(model, model.batch)
+
+
+def run_keras(model, steps):
+    """(steps/s, CPU us/step) of Keras fit: one untimed execution, then ``steps`` timed."""
+    net, data = keras_model(model), keras_dataset(model)
+    net.fit(data, epochs=1, steps_per_epoch=KERAS_EXECUTION, verbose=0)  # traces
+    start, cpu_start = time.perf_counter(), time.process_time()
+    before = int(net.optimizer.iterations.numpy())
+    net.fit(data, epochs=1, steps_per_epoch=steps, verbose=0)
+    made = int(net.optimizer.iterations.numpy()) - before
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
+    assert made == steps, (made, steps)
+    return steps / elapsed, 1e6 * cpu / steps
+
+
 def measure(variant, model, host_call, scale):
+    """(steps/s, CPU us/step), or None for a cell that does not exist (Keras host_call)."""
+    if variant == "keras100":
+        return None if host_call else run_keras(model, measured_steps(model, variant, scale))
     workdir = tempfile.mkdtemp(prefix="bench_loop_")
     try:
         steps = measured_steps(model, variant, scale)
@@ -336,6 +414,88 @@ def measure(variant, model, host_call, scale):
         # process-wide cache; close them so nothing writes into a removed dir.
         tf.compat.v1.summary.FileWriterCache.clear()
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+# ---- whole calls ----------------------------------------------------------
+
+class PhaseHook(tf.compat.v1.train.SessionRunHook):
+    """perf_counter at begin, after_create_session, the first and the last after_run."""
+
+    def __init__(self):
+        self.begin_t = self.session_t = self.first_t = self.last_t = None
+
+    def begin(self):
+        self.begin_t = time.perf_counter()
+
+    def after_create_session(self, session, coord):
+        self.session_t = time.perf_counter()
+
+    def after_run(self, run_context, run_values):
+        self.last_t = time.perf_counter()
+        if self.first_t is None:
+            self.first_t = self.last_t
+
+
+class Caller(object):
+    """One variant's repeated whole calls of ``steps`` steps on one model (and model_dir)."""
+
+    def __init__(self, variant, model, steps, workdir):
+        self.variant, self.model, self.steps = variant, model, steps
+        if variant == "keras100":
+            self._net, self._data = keras_model(model), keras_dataset(model)
+        else:
+            self._est = estimator_for(variant, model, os.path.join(workdir, variant), None)
+        self.call()  # the untimed first call: model_dir created, function traced
+
+    def call(self):
+        """(wall seconds, phases dict or None) of one call."""
+        if self.variant == "keras100":
+            start = time.perf_counter()
+            self._net.fit(self._data, epochs=1, steps_per_epoch=self.steps, verbose=0)
+            return time.perf_counter() - start, None
+        hook = PhaseHook()
+        start = time.perf_counter()
+        self._est.train(input_fn_for(self.model), hooks=[hook], steps=self.steps)
+        end = time.perf_counter()
+        return end - start, {"build": hook.begin_t - start,
+                             "session": hook.session_t - hook.begin_t,
+                             "first run": hook.first_t - hook.session_t,
+                             "steps": hook.last_t - hook.first_t,
+                             "tail": end - hook.last_t}
+
+
+def run_calls(model, lengths, repeat):
+    """Markdown table of best-of-``repeat`` call times; prints every call's parts."""
+    workdir = tempfile.mkdtemp(prefix="bench_calls_")
+    rows = []
+    try:
+        for length in lengths:
+            steps = model.calls[length]
+            callers = [Caller(v, model, steps, workdir) for v in CALL_VARIANTS]
+            best = {}
+            for rep in range(repeat):
+                for caller in callers:
+                    wall, phases = caller.call()
+                    if wall < best.get(caller.variant, (float("inf"),))[0]:
+                        best[caller.variant] = (wall, phases)
+                    parts = ", ".join("%s %.3f" % kv for kv in (phases or {}).items())
+                    print("  [%s %s rep %d] %-9s %7.3f s  %s  (load %.2f)" % (
+                        model.name, length, rep + 1, caller.variant, wall, parts,
+                        os.getloadavg()[0]), file=sys.stderr, flush=True)
+            keras = best["keras100"][0]
+            npu_wall, npu_parts = best["npu100"]
+            rows.append("| %s | %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |" % (
+                length, steps, npu_wall, keras, keras / npu_wall,
+                npu_parts["build"] + npu_parts["session"], npu_parts["first run"],
+                npu_parts["tail"]))
+    finally:
+        tf.compat.v1.summary.FileWriterCache.clear()
+        shutil.rmtree(workdir, ignore_errors=True)
+    return "\n".join([
+        "### %s (batch %d): whole calls, best of %d" % (model.name, model.batch, repeat), "",
+        "| call | steps | NPUEstimator N=100 s | Keras fit(steps_per_execution=100) s "
+        "| NPU speed vs Keras | NPU build + session s | NPU first run s | NPU tail s |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|"] + rows)
 
 
 # ---- report ---------------------------------------------------------------
@@ -363,7 +523,8 @@ def _estimator_version():
 
 
 LABELS = {"estimator": "Estimator", "tpu": "TPUEstimator(use_tpu=False)",
-          "bare": "bare Session + while_v2(%d)" % BARE_LOOP}
+          "bare": "bare Session + while_v2(%d)" % BARE_LOOP,
+          "keras100": "Keras fit(steps_per_execution=%d)" % KERAS_EXECUTION}
 
 
 def label(variant):
@@ -378,17 +539,18 @@ def table(model, variants, results):
     """Markdown table of results[(variant, host_call)] = steps/s."""
     ref = {hc: results.get(("estimator", hc)) for hc in (False, True)}
     bare = {hc: results.get(("bare", hc)) for hc in (False, True)}
+    keras = results.get(("keras100", False))
     lines = ["### %s (batch %d)" % (model.name, model.batch), "",
              "| variant | steps/s | steps/s host_call | vs Estimator (no hc / hc) "
-             "| vs bare loop (no hc / hc) | host_call overhead |",
-             "|---|---:|---:|---:|---:|---:|"]
+             "| vs bare loop (no hc / hc) | vs Keras fit (no hc) | host_call overhead |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
     for v in variants:
         off, on = results.get((v, False)), results.get((v, True))
         overhead = "%+.0f%%" % (100.0 * (off / on - 1)) if off and on else "-"
-        lines.append("| %s | %s | %s | %s / %s | %s / %s | %s |" % (
+        lines.append("| %s | %s | %s | %s / %s | %s / %s | %s | %s |" % (
             label(v), "%.0f" % off if off else "-", "%.0f" % on if on else "-",
             _ratio(off, ref[False]), _ratio(on, ref[True]),
-            _ratio(off, bare[False]), _ratio(on, bare[True]), overhead))
+            _ratio(off, bare[False]), _ratio(on, bare[True]), _ratio(off, keras), overhead))
     return "\n".join(lines)
 
 
@@ -402,11 +564,18 @@ def parse_args(argv):
     p.add_argument("--repeat", type=int, default=1, help="best of K runs per cell")
     p.add_argument("--scale", type=float, default=1.0, help="multiply the measured steps")
     p.add_argument("--quick", action="store_true", help="smoke run: --scale 0.1, best of 1")
+    p.add_argument("--calls", default="",
+                   help="comma list of short,long: also time whole train()/fit() calls")
+    p.add_argument("--calls-only", action="store_true", help="only the --calls tables")
     args = p.parse_args(argv)
     if args.quick:
         args.scale, args.repeat = 0.1, 1
     args.models = [m for m in args.models.split(",") if m]
     args.variants = [v for v in args.variants.split(",") if v]
+    args.calls = [c for c in args.calls.split(",") if c]
+    for c in args.calls:
+        if c not in ("short", "long"):
+            p.error("unknown call length %r" % c)
     for m in args.models:
         if m not in MODELS:
             p.error("unknown model %r" % m)
@@ -422,13 +591,18 @@ def main(argv=None):
     print("# bench_loop: training steps/s\n")
     print(machine_info())
     print("best of %d, scale %g\n" % (args.repeat, args.scale), flush=True)
-    for name in args.models:
+    for name in args.models if args.calls else []:
+        print(run_calls(MODELS[name], args.calls, args.repeat) + "\n", flush=True)
+    for name in ([] if args.calls_only else args.models):
         model, results = MODELS[name], {}
         for rep in range(args.repeat):  # round robin, so drifting load hits all variants
             for variant in args.variants:
                 for host_call in (False, True):
                     t0 = time.perf_counter()
-                    rate, cpu_us = measure(variant, model, host_call, args.scale)
+                    measured = measure(variant, model, host_call, args.scale)
+                    if measured is None:
+                        continue
+                    rate, cpu_us = measured
                     key = (variant, host_call)
                     results[key] = max(rate, results.get(key, 0.0))
                     print("  [%s rep %d] %-9s host_call=%-5s %9.1f steps/s  %8.1f CPU us/step"

@@ -70,3 +70,47 @@ def test_digest_ignores_instance_keys_and_seeds_but_not_shapes():
     first = graph_digest(_collective_graph(instance_key=7, width=3))
     assert graph_digest(_collective_graph(instance_key=4242, width=3)) == first
     assert graph_digest(_collective_graph(instance_key=7, width=4)) != first
+
+
+class _Saves(tf.compat.v1.train.CheckpointSaverListener):
+    def __init__(self):
+        self.steps = []
+
+    def after_save(self, session, global_step_value):
+        self.steps.append(global_step_value)
+
+
+def _files_of(model_dir, step):
+    """{path: (mtime_ns, inode)} of checkpoint ``step``'s files."""
+    return {path: (os.stat(path).st_mtime_ns, os.stat(path).st_ino)
+            for path in glob.glob(os.path.join(model_dir, "model.ckpt-%d.*" % step))}
+
+
+def test_second_call_does_not_rewrite_the_checkpoint_it_starts_from(tmp_path):
+    model_dir = str(tmp_path / "npu")
+    estimator = NPUEstimator(
+        linear_model_fn(host_call_kind=None), params={"host_logdir": model_dir},
+        config=NPURunConfig(model_dir=model_dir, iterations_per_loop=10,
+                            save_checkpoints_steps=100))
+    first = _Saves()
+    estimator.train(dataset_input_fn(batch=4), steps=6, saving_listeners=[first])
+    assert first.steps == [0, 6]  # a fresh model_dir: the start and the end, as stock
+    at_6 = _files_of(model_dir, 6)
+    assert len(at_6) == 3  # .index, .data, .meta
+
+    second = _Saves()
+    estimator.train(dataset_input_fn(batch=4), steps=6, saving_listeners=[second])
+    assert second.steps == [6, 12]  # listeners still hear of the checkpoint it starts from
+    assert _files_of(model_dir, 6) == at_6  # ...which was not written again
+    reader = tf.train.load_checkpoint(tf.train.latest_checkpoint(model_dir))
+    assert tf.train.latest_checkpoint(model_dir).endswith("-12")  # the final one is written
+    assert reader.get_tensor("global_step") == 12
+    assert os.path.exists(tf.train.latest_checkpoint(model_dir) + ".meta")
+
+    at_12 = _files_of(model_dir, 12)
+    third = _Saves()  # another graph (batch 8): the starting checkpoint is saved with its .meta
+    estimator.train(dataset_input_fn(batch=8), steps=6, saving_listeners=[third])
+    assert third.steps == [12, 18]
+    assert set(_files_of(model_dir, 12)) == set(at_12)
+    assert all(_files_of(model_dir, 12)[path] != at_12[path] for path in at_12)
+    assert tf.train.get_checkpoint_state(model_dir).model_checkpoint_path.endswith("-18")

@@ -14,7 +14,11 @@ the numeric suffixes TensorFlow gives function names (``..._body_23`` vs
 constants (an unseeded initializer draws a new seed constant at every build)
 and the instance keys of collective ops (a per-process counter with ranks):
 what TensorBoard draws is the same. Checkpoints and their ``.meta`` files, which
-hold the exact graph of each checkpoint, are written as by the stock hook.
+hold the exact graph of each checkpoint, are written as by the stock hook,
+except one: the stock hook saves a checkpoint as each session starts; when the
+session restored model_dir's latest checkpoint, at the step it starts at, and
+the graph is unchanged (the usual second train() call), that checkpoint is on
+disk already and is not written again (the listeners are still called).
 
 When a checkpoint is due is decided from the global step after each run, read
 after the device loop, so that every rank decides the same at the same run:
@@ -178,7 +182,8 @@ class CheckpointSaverHook(tf.compat.v1.train.CheckpointSaverHook):
         global_step = session.run(self._global_step_tensor)
         graph = tf.compat.v1.get_default_graph()
         graph_def = graph.as_graph_def(add_shapes=True)
-        if self._graph_changed(graph_def):
+        graph_changed = self._graph_changed(graph_def)
+        if graph_changed:
             if self._save_graph_def:
                 self._pbtxt_writer = threading.Thread(
                     target=tf.io.write_graph, name="npu_bridge_graph_pbtxt",
@@ -188,8 +193,39 @@ class CheckpointSaverHook(tf.compat.v1.train.CheckpointSaverHook):
             self._summary_writer.add_graph(graph)
             self._summary_writer.add_meta_graph(create_meta_graph_def(
                 graph_def=graph_def, saver_def=saver.saver_def if saver else None))
-        self._save(session, global_step)  # the state at "global_step", as the stock hook
+        if self._already_on_disk(session.graph, global_step, graph_changed):
+            self._announce(session, global_step)
+        else:
+            self._save(session, global_step)  # the state at "global_step", as the stock hook
         self._timer.update_last_triggered_step(global_step)
+
+    def _already_on_disk(self, graph, global_step, graph_changed):
+        """Whether the checkpoint the stock hook would write now is model_dir's latest already.
+
+        A second train() call on an unchanged model restores the latest
+        checkpoint, at the step the session starts at; writing it again (values
+        and ``.meta``) would write the same state under the same name. Not
+        skipped: a graph that changed (the ``.meta`` must describe it), a session
+        that did not start from that checkpoint, and sharded optimizer slots
+        (their save is an exchange every rank takes part in).
+        """
+        if graph_changed or not self._checkpoint_dir:
+            return False
+        plan = sharded_slots.plan_for(graph)
+        if plan is not None and plan.active:
+            return False
+        latest = tf.train.latest_checkpoint(self._checkpoint_dir)
+        return (latest is not None
+                and os.path.normpath(latest) == os.path.normpath(
+                    "%s-%d" % (self._save_path, global_step))
+                and tf.io.gfile.exists(latest + ".index"))
+
+    def _announce(self, session, global_step):
+        """The listeners' calls of a save, for the checkpoint at ``global_step`` already there."""
+        for listener in self._listeners:
+            listener.before_save(session, global_step)
+        for listener in self._listeners:
+            listener.after_save(session, global_step)
 
     def end(self, session):
         try:

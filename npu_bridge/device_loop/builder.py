@@ -24,17 +24,26 @@ import tensorflow as tf
 from npu_bridge.distributed.cluster import runtime
 from npu_bridge.device_loop.loop_values import (
     HookTensors, NamedValues, TrainingRunHook, mirror, read_after)
+from npu_bridge.device_loop.loop_summaries import (
+    LoopSummaries, SummaryOriginHook, body_summaries, drop_body_summaries)
 from npu_bridge.device_loop.outfeed import HostCallHook, Outfeed, anchor
+from npu_bridge.device_loop.scaffolds import outer_scaffold
 from npu_bridge.device_loop.plan import LoopTensors
 from npu_bridge.tf_private import estimator as estimator_lib
-from npu_bridge.tf_private.graph import while_loop
+from npu_bridge.tf_private.graph import fetch_global_step_as_logged, while_loop
 
 ModeKeys = tf.estimator.ModeKeys
 
 # What a built program hands back to the estimator; ``loop`` is a LoopTensors,
-# or None when each Session.run makes one step.
-Program = collections.namedtuple(
-    "Program", ["spec", "hooks", "update_op", "eval_dict", "loop"])
+# or None when each Session.run makes one step. ``scaffold`` is the one the
+# session uses (``spec.scaffold`` rebuilt outside the loop, see ``scaffolds``).
+_Program = collections.namedtuple(
+    "Program", ["spec", "hooks", "update_op", "eval_dict", "loop", "scaffold"])
+
+
+def Program(spec, hooks, update_op, eval_dict, loop, scaffold=None):  # pylint: disable=invalid-name
+    return _Program(spec, hooks, update_op, eval_dict, loop,
+                    scaffold if scaffold is not None else spec.scaffold)
 
 
 @contextlib.contextmanager
@@ -93,6 +102,28 @@ def _loop(n_iterations, body):
     return outputs[0] if isinstance(outputs, (list, tuple)) else outputs
 
 
+def _training_loop(n_iterations, body, step_before):
+    """Run the training ``body`` up to n_iterations times in order, ending early after
+    a step whose loss is not finite.
+
+    Loop variables: the counter, whether every loss so far was finite, the global
+    step the last iteration started from and the global step after it (the next
+    iteration's start). Returns the final values of all four.
+    """
+    return while_loop(
+        lambda i, finite, start, after: tf.logical_and(i < n_iterations, finite), body,
+        [tf.constant(0), tf.constant(True), step_before, step_before],
+        parallel_iterations=1, name="npu_device_loop")
+
+
+def _finite(loss):
+    """True when every element of the loss is finite (a NaN or Inf stops the loop)."""
+    loss = tf.convert_to_tensor(loss)
+    if not loss.dtype.is_floating:
+        return tf.constant(True)
+    return tf.reduce_all(tf.math.is_finite(loss))
+
+
 class ProgramBuilder(object):
     """Builds train/eval programs for an estimator's model_fn and input_fn.
 
@@ -134,43 +165,73 @@ class ProgramBuilder(object):
         built = {}
         iterations = tf.compat.v1.placeholder_with_default(
             tf.constant(self._plan.iterations), [], name="iterations_per_loop")
+        global_step = tf.compat.v1.train.get_global_step()
+        summaries_wanted = bool(self._plan.summary_every) and runtime.is_writer_rank()
+        origin = tf.compat.v1.placeholder_with_default(
+            tf.constant(-1, tf.int64), [], name="npu_summary_origin")
 
-        def body(i):
+        def body(i, finite, unused_start, start):
+            del unused_start
             features, labels = estimator_lib.parse_iterator_result(source.get_next())
             spec = self._call_model_fn(features, labels, ModeKeys.TRAIN)
+            body_graph = tf.compat.v1.get_default_graph()
             after = [spec.train_op]
+            with tf.control_dependencies([spec.train_op]):
+                step_after = tf.identity(global_step.read_value())
             outfeed, enqueue = _attach_outfeed(spec, [spec.train_op], self._plan.outfeed)
             if enqueue is not None:
                 after.append(enqueue)
+            summaries = None
+            if summaries_wanted:
+                summaries = self._summaries(body_graph, spec.loss, origin)
+                if summaries is not None:
+                    after.append(summaries.enqueue(tf.cast(step_after, tf.int64),
+                                                   [spec.train_op], spec.loss))
             last_loss, keep_loss = mirror(spec.loss, "npu_loop_last_loss")
             after.append(keep_loss)
             hook_tensors = HookTensors(
-                list(spec.training_hooks) + list(spec.training_chief_hooks),
-                tf.compat.v1.get_default_graph(), after)
-            named = NamedValues(tf.compat.v1.get_default_graph(), after, outer_hooks)
+                list(spec.training_hooks) + list(spec.training_chief_hooks), body_graph, after)
+            named = NamedValues(body_graph, after, outer_hooks)
             built.update(spec=spec, outfeed=outfeed, last_loss=last_loss,
-                         hook_tensors=hook_tensors, named=named)
+                         hook_tensors=hook_tensors, named=named, summaries=summaries)
             with tf.control_dependencies(_anchored(after)):
-                return i + 1
+                return i + 1, _finite(spec.loss), tf.identity(start), tf.identity(step_after)
 
         # Only runs the estimator marks make iterations (see loop_values.TrainingRunHook).
         training_run = tf.compat.v1.placeholder_with_default(False, [], name="npu_training_run")
         with tf.name_scope("npu_loop"), resource_variables():
-            done = _loop(tf.where(training_run, iterations, 0), body)
+            done, _, last_start, _ = _training_loop(
+                tf.where(training_run, iterations, 0), body, global_step.read_value())
         hooks.append(TrainingRunHook(training_run))
+        drop_body_summaries(tf.compat.v1.get_default_graph())
         inner = built["spec"]
         built["hook_tensors"].point_hooks_outside(done)
         built["named"].alias_outside(done)
         with tf.control_dependencies([done]):
             loss = tf.identity(built["last_loss"].read_value(), name="last_loss")
-            step_after = tf.identity(
-                tf.compat.v1.train.get_global_step().read_value(), name="global_step_after")
+            step_after = tf.identity(global_step.read_value(), name="global_step_after")
+        fetch_global_step_as_logged(global_step, training_run, last_start, step_after)
         _finish_outfeed(built["outfeed"], hooks)
+        if built["summaries"] is not None:
+            _finish_outfeed(built["summaries"].outfeed, hooks)
+            hooks.append(SummaryOriginHook(origin))
         spec = tf.estimator.EstimatorSpec(
             mode=ModeKeys.TRAIN, loss=loss, train_op=tf.group(done, step_after),
             training_hooks=inner.training_hooks,
-            training_chief_hooks=inner.training_chief_hooks, scaffold=inner.scaffold)
+            training_chief_hooks=inner.training_chief_hooks,
+            scaffold=outer_scaffold(inner.scaffold))
         return Program(spec, hooks, None, None, LoopTensors(iterations, step_after))
+
+    def _summaries(self, body_graph, loss, origin):
+        """LoopSummaries for what model_fn wrote in the body (plus the Estimator's
+        loss summary when none is named ``loss``), or None when nothing was written."""
+        if not any(t.op.name == "loss" for t in body_summaries(body_graph)):
+            tf.compat.v1.summary.scalar("loss", loss)
+        summaries = body_summaries(body_graph)
+        if not summaries:
+            return None
+        return LoopSummaries(summaries, self._plan.summary_every, self._plan.summary_dir,
+                             origin, self._plan.outfeed)
 
     # ---- evaluation -----------------------------------------------------
 
@@ -218,8 +279,10 @@ class ProgramBuilder(object):
 
         with tf.name_scope("npu_eval_loop"), resource_variables():
             done = _loop(steps_per_run.read_value(), body)
+        # The plain Estimator writes no model_fn summaries in evaluate().
+        drop_body_summaries(tf.compat.v1.get_default_graph())
         _finish_outfeed(built["outfeed"], hooks)
         built["hook_tensors"].point_hooks_outside(done)
         eval_dict = {name: var.read_value() for name, var in built["mirrors"].items()}
         return Program(built["spec"], hooks, tf.group(done), eval_dict,
-                       LoopTensors(steps_per_run, None))
+                       LoopTensors(steps_per_run, None), outer_scaffold(built["spec"].scaffold))

@@ -8,6 +8,8 @@ rewired to a fresh copy (``DeepCopy``). If these change, the device loop and
 host_call's step-exact reads break: importing this module fails then.
 """
 
+import tensorflow as tf
+
 from npu_bridge.tf_private import check_version, missing
 
 AREA = "graph"
@@ -50,3 +52,22 @@ def is_stateful(op):
 def is_reference(tensor):
     """Whether ``tensor`` is a TF1 reference variable's ref (not a value)."""
     return tensor.dtype._is_ref_dtype
+
+
+def fetch_global_step_as_logged(global_step, training_run, last_start, step_after):
+    """Make fetches of the global step variable itself consistent with a looped run.
+
+    In the estimator's own runs (``training_run`` fed True) a fetch gives the
+    global step the run's last iteration started from, the step whose loss and
+    learning rate hooks see (what the plain Estimator's hooks fetch with that
+    step's loss); any other ``sess.run`` of it gives its value after the loop
+    (as a hook's own read after the run does in the plain Estimator). Relies on
+    a variable's fetches going through its ``_as_graph_element`` method, which is
+    shadowed on this one object (savers and meta graphs use ``_graph_element``,
+    which is left alone).
+    """
+    if not callable(getattr(global_step, "_as_graph_element", None)):
+        return
+    with tf.control_dependencies([step_after]):
+        fetched = tf.where(training_run, last_start, step_after, name="global_step_fetched")
+    global_step._as_graph_element = lambda: fetched

@@ -27,7 +27,8 @@ from npu_bridge.device_loop.loop_values import (
 from npu_bridge.device_loop.loop_summaries import (
     LoopSummaries, SummaryOriginHook, body_summaries, drop_body_summaries)
 from npu_bridge.device_loop.outfeed import HostCallHook, Outfeed, anchor
-from npu_bridge.device_loop.scaffolds import outer_scaffold
+from npu_bridge.device_loop.scaffolds import (
+    initialisers_stay_out_of_the_loop, local_variables, outer_scaffold)
 from npu_bridge.device_loop.plan import LoopTensors
 from npu_bridge.tf_private import estimator as estimator_lib
 from npu_bridge.tf_private.graph import fetch_global_step_as_logged, while_loop
@@ -104,24 +105,28 @@ def _loop(n_iterations, body):
 
 def _training_loop(n_iterations, body, step_before):
     """Run the training ``body`` up to n_iterations times in order, ending early after
-    a step whose loss is not finite.
+    a step whose loss is NaN.
 
-    Loop variables: the counter, whether every loss so far was finite, the global
-    step the last iteration started from and the global step after it (the next
-    iteration's start). Returns the final values of all four.
+    The stock Estimator's NanTensorHook then sees that step's loss (the loss the
+    estimator fetches is the last iteration's) and stops training at that step,
+    as the plain Estimator does. An infinite loss does not end the loop: the
+    plain Estimator trains on through it too (loss scaling skips such steps).
+    Loop variables: the counter, whether no loss so far was NaN, the global
+    step the last iteration started from and the global step after it (the
+    next iteration's start). Returns the final values of all four.
     """
     return while_loop(
-        lambda i, finite, start, after: tf.logical_and(i < n_iterations, finite), body,
+        lambda i, no_nan, start, after: tf.logical_and(i < n_iterations, no_nan), body,
         [tf.constant(0), tf.constant(True), step_before, step_before],
         parallel_iterations=1, name="npu_device_loop")
 
 
-def _finite(loss):
-    """True when every element of the loss is finite (a NaN or Inf stops the loop)."""
+def _not_nan(loss):
+    """False when an element of the loss is NaN (which ends the loop after this step)."""
     loss = tf.convert_to_tensor(loss)
     if not loss.dtype.is_floating:
         return tf.constant(True)
-    return tf.reduce_all(tf.math.is_finite(loss))
+    return tf.logical_not(tf.reduce_any(tf.math.is_nan(loss)))
 
 
 class ProgramBuilder(object):
@@ -155,10 +160,19 @@ class ProgramBuilder(object):
         """``outer_hooks``: the hooks passed to train(), for the names they hold."""
         looped, source, hooks = self._input(input_result, ModeKeys.TRAIN)
         if not looped:
-            spec = self._call_model_fn(source[0], source[1], ModeKeys.TRAIN)
+            # model_fn waits for the hooks' read of the global step before the step,
+            # as TensorFlow's comment on that read intends: otherwise the read races
+            # the step's increment and SummarySaverHook's steps drift by one.
+            read = estimator_lib.get_or_create_global_step_read(tf.compat.v1.get_default_graph())
+            with tf.control_dependencies([read] if read is not None else []):
+                spec = self._call_model_fn(source[0], source[1], ModeKeys.TRAIN)
+            locals_of_model_fn = local_variables()
             outfeed, enqueue = _attach_outfeed(spec, [spec.train_op], self._plan.outfeed)
             if enqueue is not None:
                 spec = spec._replace(train_op=tf.group(spec.train_op, enqueue))
+            scaffold = outer_scaffold(spec.scaffold, locals_of_model_fn)
+            if scaffold is not spec.scaffold:
+                spec = spec._replace(scaffold=scaffold)
             _finish_outfeed(outfeed, hooks)
             return Program(spec, hooks, None, None, None)
 
@@ -170,10 +184,11 @@ class ProgramBuilder(object):
         origin = tf.compat.v1.placeholder_with_default(
             tf.constant(-1, tf.int64), [], name="npu_summary_origin")
 
-        def body(i, finite, unused_start, start):
-            del unused_start
+        def body(i, no_nan, unused_start, start):
+            del no_nan, unused_start
             features, labels = estimator_lib.parse_iterator_result(source.get_next())
             spec = self._call_model_fn(features, labels, ModeKeys.TRAIN)
+            built["locals_of_model_fn"] = local_variables()
             body_graph = tf.compat.v1.get_default_graph()
             after = [spec.train_op]
             with tf.control_dependencies([spec.train_op]):
@@ -195,13 +210,14 @@ class ProgramBuilder(object):
             built.update(spec=spec, outfeed=outfeed, last_loss=last_loss,
                          hook_tensors=hook_tensors, named=named, summaries=summaries)
             with tf.control_dependencies(_anchored(after)):
-                return i + 1, _finite(spec.loss), tf.identity(start), tf.identity(step_after)
+                return i + 1, _not_nan(spec.loss), tf.identity(start), tf.identity(step_after)
 
         # Only runs the estimator marks make iterations (see loop_values.TrainingRunHook).
         training_run = tf.compat.v1.placeholder_with_default(False, [], name="npu_training_run")
         with tf.name_scope("npu_loop"), resource_variables():
             done, _, last_start, _ = _training_loop(
                 tf.where(training_run, iterations, 0), body, global_step.read_value())
+        initialisers_stay_out_of_the_loop(done)
         hooks.append(TrainingRunHook(training_run))
         drop_body_summaries(tf.compat.v1.get_default_graph())
         inner = built["spec"]
@@ -219,7 +235,7 @@ class ProgramBuilder(object):
             mode=ModeKeys.TRAIN, loss=loss, train_op=tf.group(done, step_after),
             training_hooks=inner.training_hooks,
             training_chief_hooks=inner.training_chief_hooks,
-            scaffold=outer_scaffold(inner.scaffold))
+            scaffold=outer_scaffold(inner.scaffold, built["locals_of_model_fn"]))
         return Program(spec, hooks, None, None, LoopTensors(iterations, step_after))
 
     def _summaries(self, body_graph, loss, origin):
@@ -246,12 +262,14 @@ class ProgramBuilder(object):
         looped, source, hooks = self._input(input_result, ModeKeys.EVAL)
         if not looped:
             spec, update_op, values = self._eval_step(*source)
+            locals_of_model_fn = local_variables()
             # "Sent after the loss is computed": the values wait for the metric updates.
             outfeed, enqueue = _attach_outfeed(spec, [update_op], self._plan.outfeed)
             if enqueue is not None:
                 update_op = tf.group(update_op, enqueue)
             _finish_outfeed(outfeed, hooks)
-            return Program(spec, hooks, update_op, values, None)
+            return Program(spec, hooks, update_op, values, None,
+                           outer_scaffold(spec.scaffold, locals_of_model_fn))
 
         built = {}
         # The variable TensorFlow's multi-step eval hook sets before every run.
@@ -260,6 +278,7 @@ class ProgramBuilder(object):
         def body(i):
             features, labels = estimator_lib.parse_iterator_result(source.get_next())
             spec, update_op, values = self._eval_step(features, labels)
+            built["locals_of_model_fn"] = local_variables()
             after = [update_op]
             outfeed, enqueue = _attach_outfeed(spec, [update_op], self._plan.outfeed)
             if enqueue is not None:
@@ -279,10 +298,12 @@ class ProgramBuilder(object):
 
         with tf.name_scope("npu_eval_loop"), resource_variables():
             done = _loop(steps_per_run.read_value(), body)
+        initialisers_stay_out_of_the_loop(done)
         # The plain Estimator writes no model_fn summaries in evaluate().
         drop_body_summaries(tf.compat.v1.get_default_graph())
         _finish_outfeed(built["outfeed"], hooks)
         built["hook_tensors"].point_hooks_outside(done)
         eval_dict = {name: var.read_value() for name, var in built["mirrors"].items()}
         return Program(built["spec"], hooks, tf.group(done), eval_dict,
-                       LoopTensors(steps_per_run, None), outer_scaffold(built["spec"].scaffold))
+                       LoopTensors(steps_per_run, None),
+                       outer_scaffold(built["spec"].scaffold, built["locals_of_model_fn"]))

@@ -24,7 +24,8 @@ try:
     while_loop = _while_v2.while_loop
     deep_copy = _gen_array_ops.deep_copy
     create_meta_graph_def = _meta_graph.create_meta_graph_def
-    for _name in ("_add_control_input", "_add_control_inputs", "_update_input"):
+    for _name in ("_add_control_input", "_add_control_inputs", "_update_input",
+                  "_remove_all_control_inputs"):
         if not callable(getattr(_ops.Operation, _name, None)):
             raise AttributeError("Operation.%s" % _name)
 except (ImportError, AttributeError) as _error:
@@ -71,3 +72,18 @@ def fetch_global_step_as_logged(global_step, training_run, last_start, step_afte
     with tf.control_dependencies([step_after]):
         fetched = tf.where(training_run, last_start, step_after, name="global_step_fetched")
     global_step._as_graph_element = lambda: fetched
+
+
+def remove_control_inputs(op, unwanted):
+    """Make the existing ``op`` no longer wait for the ops in ``unwanted``."""
+    keep = [c for c in op.control_inputs if c not in unwanted]
+    if len(keep) == len(op.control_inputs):
+        return
+    op._remove_all_control_inputs()
+    op._add_control_inputs(keep)
+
+
+def control_captures(func_graph):
+    """Ops of outer graphs that ops of ``func_graph`` (a loop body) were told to wait
+    for; a function graph keeps no such edge, it only collects the ops here."""
+    return set(func_graph.function_captures.control)

@@ -10,7 +10,12 @@ the loop counter), which keeps results identical to N separate runs.
 
 The loop's results that the Estimator and hooks fetch afterwards (the last
 loss, metric values, tensors held by model_fn's hooks) are copied out of the
-body by ``loop_values``. How many steps a run may make and the outfeed's
+body by ``loop_values``; summaries model_fn writes leave through an outfeed
+of their own on summary steps (``loop_summaries``); a Scaffold model_fn built
+is rebuilt outside (``scaffolds``). A NaN loss ends the training loop after
+its step, so the stock NanTensorHook stops training there. The loop also
+carries the global step each iteration started from, so that a fetch of the
+global step in the run pairs with the last iteration's loss. How many steps a run may make and the outfeed's
 bounds come from the call's ``LoopPlan``; the built program hands the hooks
 the loop's tensors (``plan.LoopTensors``) rather than leaving them in the graph
 for someone to look up.

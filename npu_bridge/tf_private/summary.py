@@ -7,6 +7,8 @@ change, host_call summaries are not initialised or flushed: importing this
 module fails then.
 """
 
+import tensorflow as tf
+
 from npu_bridge.tf_private import check_version, missing
 
 AREA = "summary"
@@ -35,10 +37,9 @@ def give_writer_its_own_resource(writer_init_op, suffix):
     apart. Relies on the init op's first input being the ``SummaryWriter``
     handle op and on ``Operation._set_attr``.
     """
-    from tensorflow.core.framework import attr_value_pb2  # pylint: disable=import-outside-toplevel
     handle = writer_init_op.inputs[0].op
     if handle.type != "SummaryWriter":
         return
     name = handle.get_attr("shared_name").decode()
-    handle._set_attr("shared_name", attr_value_pb2.AttrValue(  # pylint: disable=protected-access
+    handle._set_attr("shared_name", tf.compat.v1.AttrValue(  # pylint: disable=protected-access
         s=("%s_%s" % (name, suffix)).encode()))

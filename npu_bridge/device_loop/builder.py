@@ -30,7 +30,7 @@ from npu_bridge.distributed.cluster import runtime
 from npu_bridge.device_loop.loop_values import (
     HookTensors, NamedValues, TrainingRunHook, mirror, read_after)
 from npu_bridge.device_loop.loop_summaries import (
-    LoopSummaries, SummaryOriginHook, body_summaries, drop_body_summaries)
+    LoopSummaries, SummaryOriginHook, body_summaries, drop_body_summaries, silence)
 from npu_bridge.device_loop.outfeed import HostCallHook, Outfeed, anchor
 from npu_bridge.device_loop.scaffolds import (
     initialisers_stay_out_of_the_loop, local_variables, outer_scaffold)
@@ -207,6 +207,7 @@ class ProgramBuilder(object):
                 if summaries is not None:
                     after.append(summaries.enqueue(tf.cast(step_after, tf.int64),
                                                    [spec.train_op], spec.loss))
+            silence(body_summaries(body_graph))
             last_loss, keep_loss = mirror(spec.loss, "npu_loop_last_loss")
             after.append(keep_loss)
             hook_tensors = HookTensors(
@@ -283,6 +284,7 @@ class ProgramBuilder(object):
         def body(i):
             features, labels = estimator_lib.parse_iterator_result(source.get_next())
             spec, update_op, values = self._eval_step(features, labels)
+            silence(body_summaries(tf.compat.v1.get_default_graph()))
             built["locals_of_model_fn"] = local_variables()
             after = [update_op]
             outfeed, enqueue = _attach_outfeed(spec, [update_op], self._plan.outfeed)

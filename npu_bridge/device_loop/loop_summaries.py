@@ -27,6 +27,7 @@ contiguous steps (``SecondOrStepTimer``). ``SummaryOriginHook`` feeds origin.
 import tensorflow as tf
 
 from npu_bridge.device_loop.outfeed import Outfeed
+from npu_bridge.tf_private.graph import replace_input
 
 _SUMMARIES = tf.compat.v1.GraphKeys.SUMMARIES
 
@@ -64,6 +65,41 @@ def drop_body_summaries(graph):
     """
     summaries = graph.get_collection_ref(_SUMMARIES)
     summaries[:] = [t for t in summaries if getattr(t, "graph", graph) is graph]
+
+
+# The inputs of each summary op that carry the summarised values (and, for
+# ScalarSummary, the tags that must have the values' shape).
+_VALUE_INPUTS = {"ScalarSummary": (0, 1), "HistogramSummary": (1,), "ImageSummary": (1,),
+                 "AudioSummaryV2": (1,), "TensorSummaryV2": (1,)}
+
+
+def silence(summaries):
+    """Make the body's own summary ops summarise nothing.
+
+    A ``while_v2`` body keeps every op it holds, needed or not, so model_fn's
+    summary ops would still run every step (a histogram, a PNG encoding) after
+    their values have been taken elsewhere. Their value inputs are rewired to
+    empty tensors of the same rank, so they cost almost nothing; the values
+    themselves are sent from the step as before (``LoopSummaries``).
+    """
+    seen = set()
+    stack = [t.op for t in summaries]
+    while stack:
+        op = stack.pop()
+        if op in seen:
+            continue
+        seen.add(op)
+        if op.type == "MergeSummary":
+            stack.extend(t.op for t in op.inputs)
+            continue
+        for index in _VALUE_INPUTS.get(op.type, ()):
+            value = op.inputs[index]
+            channels = value.shape[-1] if value.shape.rank else None
+            shape = {"ImageSummary": [0, 1, 1, channels or 1],
+                     "AudioSummaryV2": [0, 1]}.get(op.type, [0])
+            empty = tf.fill(shape, "") if value.dtype == tf.string else tf.zeros(shape, value.dtype)
+            # of unknown static shape, so it may stand in for any input
+            replace_input(op, index, tf.compat.v1.placeholder_with_default(empty, shape=None))
 
 
 class _Recipe(object):

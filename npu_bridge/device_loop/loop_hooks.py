@@ -175,4 +175,3 @@ class LoopLoggingHook(tf.compat.v1.train.SessionRunHook):
             rate = (step - self._last_step) / max(now - self._last_time, 1e-9)
             tf.compat.v1.logging.info("loss = %s, step = %d (%.1f steps/sec)", loss, step, rate)
             self._last_step, self._last_time = step, now
-

@@ -187,8 +187,9 @@ class NPUEstimator(estimator_lib.Estimator):
         """The stock Estimator's training session for ``program``, with host_calls drained."""
         config = self._config
         if program.loop is not None:
-            # Logging and step counting are replaced by step-aware hooks.
-            self._config = config.replace(log_step_count_steps=None)
+            # Logging and step counting are replaced by step-aware hooks, and
+            # summaries are written from inside the loop (loop_summaries).
+            self._config = config.replace(log_step_count_steps=None, save_summary_steps=0)
         checkpoint_shapes.check_latest(self._model_dir)
         estimator_spec, hooks = self._with_session_start(program, worker_hooks, list(hooks))
         if not self._writes_checkpoints:  # nor may the stock Estimator add a saver
@@ -278,7 +279,7 @@ class NPUEstimator(estimator_lib.Estimator):
         program = self._builder(plan).evaluate(self._call_input_fn(input_fn, ModeKeys.EVAL))
         hooks = (list(program.hooks) + [loop_hooks.EvalStepLimitHook(plan, program.loop)]
                  + debugging.evaluation_hooks(self._config, self._model_dir))
-        return (program.spec.scaffold, program.spec.evaluation_hooks, hooks,
+        return (program.scaffold, program.spec.evaluation_hooks, hooks,
                 program.update_op, program.eval_dict)
 
     def _evaluate_run(self, checkpoint_path, scaffold, update_op, eval_dict,

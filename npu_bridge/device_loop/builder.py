@@ -10,7 +10,12 @@ the loop counter), which keeps results identical to N separate runs.
 
 The loop's results that the Estimator and hooks fetch afterwards (the last
 loss, metric values, tensors held by model_fn's hooks) are copied out of the
-body by ``loop_values``. How many steps a run may make and the outfeed's
+body by ``loop_values``; summaries model_fn writes leave through an outfeed
+of their own on summary steps (``loop_summaries``); a Scaffold model_fn built
+is rebuilt outside (``scaffolds``). A NaN loss ends the training loop after
+its step, so the stock NanTensorHook stops training there. The loop also
+carries the global step each iteration started from, so that a fetch of the
+global step in the run pairs with the last iteration's loss. How many steps a run may make and the outfeed's
 bounds come from the call's ``LoopPlan``; the built program hands the hooks
 the loop's tensors (``plan.LoopTensors``) rather than leaving them in the graph
 for someone to look up.
@@ -24,17 +29,27 @@ import tensorflow as tf
 from npu_bridge.distributed.cluster import runtime
 from npu_bridge.device_loop.loop_values import (
     HookTensors, NamedValues, TrainingRunHook, mirror, read_after)
+from npu_bridge.device_loop.loop_summaries import (
+    LoopSummaries, SummaryOriginHook, body_summaries, drop_body_summaries, silence)
 from npu_bridge.device_loop.outfeed import HostCallHook, Outfeed, anchor
+from npu_bridge.device_loop.scaffolds import (
+    initialisers_stay_out_of_the_loop, local_variables, outer_scaffold)
 from npu_bridge.device_loop.plan import LoopTensors
 from npu_bridge.tf_private import estimator as estimator_lib
-from npu_bridge.tf_private.graph import while_loop
+from npu_bridge.tf_private.graph import fetch_global_step_as_logged, while_loop
 
 ModeKeys = tf.estimator.ModeKeys
 
 # What a built program hands back to the estimator; ``loop`` is a LoopTensors,
-# or None when each Session.run makes one step.
-Program = collections.namedtuple(
-    "Program", ["spec", "hooks", "update_op", "eval_dict", "loop"])
+# or None when each Session.run makes one step. ``scaffold`` is the one the
+# session uses (``spec.scaffold`` rebuilt outside the loop, see ``scaffolds``).
+_Program = collections.namedtuple(
+    "Program", ["spec", "hooks", "update_op", "eval_dict", "loop", "scaffold"])
+
+
+def Program(spec, hooks, update_op, eval_dict, loop, scaffold=None):  # pylint: disable=invalid-name
+    return _Program(spec, hooks, update_op, eval_dict, loop,
+                    scaffold if scaffold is not None else spec.scaffold)
 
 
 @contextlib.contextmanager
@@ -100,6 +115,33 @@ def _loop(n_iterations, body):
     return outputs[0] if isinstance(outputs, (list, tuple)) else outputs
 
 
+def _training_loop(n_iterations, body, step_before):
+    """Run the training ``body`` up to n_iterations times in order, ending early after
+    a step whose loss is NaN.
+
+    The stock Estimator's NanTensorHook then sees that step's loss (the loss the
+    estimator fetches is the last iteration's) and stops training at that step,
+    as the plain Estimator does. An infinite loss does not end the loop: the
+    plain Estimator trains on through it too (loss scaling skips such steps).
+    Loop variables: the steps left (counting down, as ``_loop``), whether no
+    loss so far was NaN, the global step the last iteration started from and
+    the global step after it (the next iteration's start). Returns the final
+    values of all four.
+    """
+    return while_loop(
+        lambda left, no_nan, start, after: tf.logical_and(left > 0, no_nan), body,
+        [n_iterations, tf.constant(True), step_before, step_before],
+        parallel_iterations=1, name="npu_device_loop")
+
+
+def _not_nan(loss):
+    """False when an element of the loss is NaN (which ends the loop after this step)."""
+    loss = tf.convert_to_tensor(loss)
+    if not loss.dtype.is_floating:
+        return tf.constant(True)
+    return tf.logical_not(tf.reduce_any(tf.math.is_nan(loss)))
+
+
 class ProgramBuilder(object):
     """Builds train/eval programs for an estimator's model_fn and input_fn.
 
@@ -131,53 +173,95 @@ class ProgramBuilder(object):
         """``outer_hooks``: the hooks passed to train(), for the names they hold."""
         looped, source, hooks = self._input(input_result, ModeKeys.TRAIN)
         if not looped:
-            spec = self._call_model_fn(source[0], source[1], ModeKeys.TRAIN)
+            # model_fn waits for the hooks' read of the global step before the step,
+            # as TensorFlow's comment on that read intends: otherwise the read races
+            # the step's increment and SummarySaverHook's steps drift by one.
+            read = estimator_lib.get_or_create_global_step_read(tf.compat.v1.get_default_graph())
+            with tf.control_dependencies([read] if read is not None else []):
+                spec = self._call_model_fn(source[0], source[1], ModeKeys.TRAIN)
+            locals_of_model_fn = local_variables()
             outfeed, enqueue = _attach_outfeed(spec, [spec.train_op], self._plan.outfeed)
             if enqueue is not None:
                 spec = spec._replace(train_op=tf.group(spec.train_op, enqueue))
+            scaffold = outer_scaffold(spec.scaffold, locals_of_model_fn)
+            if scaffold is not spec.scaffold:
+                spec = spec._replace(scaffold=scaffold)
             _finish_outfeed(outfeed, hooks)
             return Program(spec, hooks, None, None, None)
 
         built = {}
         iterations = tf.compat.v1.placeholder_with_default(
             tf.constant(self._plan.iterations), [], name="iterations_per_loop")
+        global_step = tf.compat.v1.train.get_global_step()
+        summaries_wanted = bool(self._plan.summary_every) and runtime.is_writer_rank()
+        origin = tf.compat.v1.placeholder_with_default(
+            tf.constant(-1, tf.int64), [], name="npu_summary_origin")
 
-        def body(left):
+        def body(left, no_nan, unused_start, start):
+            del no_nan, unused_start
             features, labels = estimator_lib.parse_iterator_result(source.get_next())
             spec = self._call_model_fn(features, labels, ModeKeys.TRAIN)
+            built["locals_of_model_fn"] = local_variables()
+            body_graph = tf.compat.v1.get_default_graph()
             after = [spec.train_op]
+            with tf.control_dependencies([spec.train_op]):
+                step_after = tf.identity(global_step.read_value())
             outfeed, enqueue = _attach_outfeed(spec, [spec.train_op], self._plan.outfeed)
             if enqueue is not None:
                 after.append(enqueue)
+            summaries = None
+            if summaries_wanted:
+                summaries = self._summaries(body_graph, spec.loss, origin)
+                if summaries is not None:
+                    after.append(summaries.enqueue(tf.cast(step_after, tf.int64),
+                                                   [spec.train_op], spec.loss))
+            silence(body_summaries(body_graph))
             last_loss, keep_loss = mirror(spec.loss, "npu_loop_last_loss")
             after.append(keep_loss)
             hook_tensors = HookTensors(
-                list(spec.training_hooks) + list(spec.training_chief_hooks),
-                tf.compat.v1.get_default_graph(), after)
-            named = NamedValues(tf.compat.v1.get_default_graph(), after, outer_hooks)
+                list(spec.training_hooks) + list(spec.training_chief_hooks), body_graph, after)
+            named = NamedValues(body_graph, after, outer_hooks)
             built.update(spec=spec, outfeed=outfeed, last_loss=last_loss,
-                         hook_tensors=hook_tensors, named=named)
+                         hook_tensors=hook_tensors, named=named, summaries=summaries)
             with tf.control_dependencies(_anchored(after)):
-                return left - 1
+                return left - 1, _not_nan(spec.loss), tf.identity(start), tf.identity(step_after)
 
         # Only runs the estimator marks make iterations (see loop_values.TrainingRunHook).
         training_run = tf.compat.v1.placeholder_with_default(False, [], name="npu_training_run")
         with tf.name_scope("npu_loop"), resource_variables():
-            done = _loop(tf.where(training_run, iterations, 0), body)
+            done, _, last_start, _ = _training_loop(
+                tf.where(training_run, iterations, 0), body, global_step.read_value())
+        initialisers_stay_out_of_the_loop(done)
         hooks.append(TrainingRunHook(training_run))
+        drop_body_summaries(tf.compat.v1.get_default_graph())
         inner = built["spec"]
         built["hook_tensors"].point_hooks_outside(done)
         built["named"].alias_outside(done)
         with tf.control_dependencies([done]):
             loss = tf.identity(built["last_loss"].read_value(), name="last_loss")
-            step_after = tf.identity(
-                tf.compat.v1.train.get_global_step().read_value(), name="global_step_after")
+            step_after = tf.identity(global_step.read_value(), name="global_step_after")
+        fetch_global_step_as_logged(global_step, training_run, last_start, step_after)
         _finish_outfeed(built["outfeed"], hooks)
+        if built["summaries"] is not None:
+            _finish_outfeed(built["summaries"].outfeed, hooks)
+            hooks.append(SummaryOriginHook(origin))
         spec = tf.estimator.EstimatorSpec(
             mode=ModeKeys.TRAIN, loss=loss, train_op=tf.group(done, step_after),
             training_hooks=inner.training_hooks,
-            training_chief_hooks=inner.training_chief_hooks, scaffold=inner.scaffold)
+            training_chief_hooks=inner.training_chief_hooks,
+            scaffold=outer_scaffold(inner.scaffold, built["locals_of_model_fn"]))
         return Program(spec, hooks, None, None, LoopTensors(iterations, step_after))
+
+    def _summaries(self, body_graph, loss, origin):
+        """LoopSummaries for what model_fn wrote in the body (plus the Estimator's
+        loss summary when none is named ``loss``), or None when nothing was written."""
+        if not any(t.op.name == "loss" for t in body_summaries(body_graph)):
+            tf.compat.v1.summary.scalar("loss", loss)
+        summaries = body_summaries(body_graph)
+        if not summaries:
+            return None
+        return LoopSummaries(summaries, self._plan.summary_every, self._plan.summary_dir,
+                             origin, self._plan.outfeed)
 
     # ---- evaluation -----------------------------------------------------
 
@@ -192,12 +276,14 @@ class ProgramBuilder(object):
         looped, source, hooks = self._input(input_result, ModeKeys.EVAL)
         if not looped:
             spec, update_op, values = self._eval_step(*source)
+            locals_of_model_fn = local_variables()
             # "Sent after the loss is computed": the values wait for the metric updates.
             outfeed, enqueue = _attach_outfeed(spec, [update_op], self._plan.outfeed)
             if enqueue is not None:
                 update_op = tf.group(update_op, enqueue)
             _finish_outfeed(outfeed, hooks)
-            return Program(spec, hooks, update_op, values, None)
+            return Program(spec, hooks, update_op, values, None,
+                           outer_scaffold(spec.scaffold, locals_of_model_fn))
 
         built = {}
         # The variable TensorFlow's multi-step eval hook sets before every run.
@@ -206,6 +292,8 @@ class ProgramBuilder(object):
         def body(left):
             features, labels = estimator_lib.parse_iterator_result(source.get_next())
             spec, update_op, values = self._eval_step(features, labels)
+            silence(body_summaries(tf.compat.v1.get_default_graph()))
+            built["locals_of_model_fn"] = local_variables()
             after = [update_op]
             outfeed, enqueue = _attach_outfeed(spec, [update_op], self._plan.outfeed)
             if enqueue is not None:
@@ -225,8 +313,12 @@ class ProgramBuilder(object):
 
         with tf.name_scope("npu_eval_loop"), resource_variables():
             done = _loop(steps_per_run.read_value(), body)
+        initialisers_stay_out_of_the_loop(done)
+        # The plain Estimator writes no model_fn summaries in evaluate().
+        drop_body_summaries(tf.compat.v1.get_default_graph())
         _finish_outfeed(built["outfeed"], hooks)
         built["hook_tensors"].point_hooks_outside(done)
         eval_dict = {name: var.read_value() for name, var in built["mirrors"].items()}
         return Program(built["spec"], hooks, tf.group(done), eval_dict,
-                       LoopTensors(steps_per_run, None))
+                       LoopTensors(steps_per_run, None),
+                       outer_scaffold(built["spec"].scaffold, built["locals_of_model_fn"]))

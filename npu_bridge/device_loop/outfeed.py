@@ -25,6 +25,7 @@ import collections
 import sys
 import threading
 import time
+import uuid
 
 import numpy as np
 import tensorflow as tf
@@ -226,6 +227,9 @@ class Outfeed(object):
                 lambda i: i < self.runs_per_call, body_block if block > 1 else body_single,
                 [tf.constant(0)], parallel_iterations=1)[0]
         new_writers = [op for op in _writer_init_ops() if op not in writers_before]
+        suffix = uuid.uuid4().hex[:12]
+        for op in new_writers:  # a later train() on a rank's server must not find them
+            summary_ops.give_writer_its_own_resource(op, suffix)
         assert graph is tf.compat.v1.get_default_graph()
         self.writer_init = tf.group(*new_writers) if new_writers else None
         self.writer_flush = (tf.group(*[summary_ops.flush_writer(writer=op.inputs[0])

@@ -25,7 +25,7 @@ EVAL = "eval"
 
 class LoopPlan(collections.namedtuple("LoopPlan", [
         "mode", "iterations", "steps", "max_steps", "checkpoint_every", "summary_every",
-        "log_every", "single_steps", "outfeed"])):
+        "log_every", "single_steps", "outfeed", "summary_dir"])):
     """What one train() or evaluate() call runs.
 
     Fields:
@@ -43,6 +43,7 @@ class LoopPlan(collections.namedtuple("LoopPlan", [
         overflow checks), an object with ``run_size(size, step)`` such as
         ``debugging.step_ranges.StepRanges``; None when no step must.
       outfeed: the host_call outfeed's bounds (``outfeed.OutfeedBounds``).
+      summary_dir: where summaries model_fn writes inside the loop go (model_dir).
     """
 
     @property
@@ -91,7 +92,7 @@ def plan_training(config, steps=None, max_steps=None, single_steps=None, job_con
         max_steps=_call_steps("train() max_steps", max_steps),
         checkpoint_every=(job_config or config).save_checkpoints_steps,
         summary_every=config.save_summary_steps, log_every=config.log_step_count_steps,
-        single_steps=single_steps, outfeed=DEFAULT_BOUNDS)
+        single_steps=single_steps, outfeed=DEFAULT_BOUNDS, summary_dir=config.model_dir)
 
 
 def plan_evaluation(config, steps=None, single_steps=None):
@@ -104,7 +105,7 @@ def plan_evaluation(config, steps=None, single_steps=None):
         mode=EVAL, iterations=config.iterations_per_loop,
         steps=_call_steps("evaluate() steps", steps), max_steps=None,
         checkpoint_every=None, summary_every=None, log_every=None, single_steps=single_steps,
-        outfeed=DEFAULT_BOUNDS)
+        outfeed=DEFAULT_BOUNDS, summary_dir=None)
 
 
 # What the builder hands the hooks once the loop exists (None: one step per run).

@@ -29,3 +29,22 @@ except (ImportError, AttributeError) as _error:
     raise missing(AREA, "saveable objects and the Saver's name map",
                   "sharded optimizer slots cannot be checkpointed and checkpoint shapes "
                   "cannot be checked", _error) from _error
+
+
+# pylint: disable=protected-access
+def saver_like(saver):
+    """A new ``tf.compat.v1.train.Saver`` in the current graph, saving what ``saver``
+    saves with its settings (its variables, max_to_keep, sharding, names ...).
+
+    Used when model_fn built its scaffold's Saver inside the device loop's body,
+    where the session cannot run its save and restore ops. Relies on the
+    Saver's constructor arguments being kept as attributes of the same names.
+    """
+    return type(saver)(
+        var_list=saver._var_list, reshape=saver._reshape, sharded=saver._sharded,
+        max_to_keep=saver._max_to_keep,
+        keep_checkpoint_every_n_hours=saver._keep_checkpoint_every_n_hours,
+        restore_sequentially=saver._restore_sequentially, builder=None,
+        allow_empty=saver._allow_empty, write_version=saver._write_version,
+        pad_step_number=saver._pad_step_number,
+        save_relative_paths=saver._save_relative_paths, filename=saver._filename)

@@ -8,6 +8,8 @@ rewired to a fresh copy (``DeepCopy``). If these change, the device loop and
 host_call's step-exact reads break: importing this module fails then.
 """
 
+import tensorflow as tf
+
 from npu_bridge.tf_private import check_version, missing
 
 AREA = "graph"
@@ -22,7 +24,8 @@ try:
     while_loop = _while_v2.while_loop
     deep_copy = _gen_array_ops.deep_copy
     create_meta_graph_def = _meta_graph.create_meta_graph_def
-    for _name in ("_add_control_input", "_add_control_inputs", "_update_input"):
+    for _name in ("_add_control_input", "_add_control_inputs", "_update_input",
+                  "_remove_all_control_inputs"):
         if not callable(getattr(_ops.Operation, _name, None)):
             raise AttributeError("Operation.%s" % _name)
 except (ImportError, AttributeError) as _error:
@@ -50,3 +53,37 @@ def is_stateful(op):
 def is_reference(tensor):
     """Whether ``tensor`` is a TF1 reference variable's ref (not a value)."""
     return tensor.dtype._is_ref_dtype
+
+
+def fetch_global_step_as_logged(global_step, training_run, last_start, step_after):
+    """Make fetches of the global step variable itself consistent with a looped run.
+
+    In the estimator's own runs (``training_run`` fed True) a fetch gives the
+    global step the run's last iteration started from, the step whose loss and
+    learning rate hooks see (what the plain Estimator's hooks fetch with that
+    step's loss); any other ``sess.run`` of it gives its value after the loop
+    (as a hook's own read after the run does in the plain Estimator). Relies on
+    a variable's fetches going through its ``_as_graph_element`` method, which is
+    shadowed on this one object (savers and meta graphs use ``_graph_element``,
+    which is left alone).
+    """
+    if not callable(getattr(global_step, "_as_graph_element", None)):
+        return
+    with tf.control_dependencies([step_after]):
+        fetched = tf.where(training_run, last_start, step_after, name="global_step_fetched")
+    global_step._as_graph_element = lambda: fetched
+
+
+def remove_control_inputs(op, unwanted):
+    """Make the existing ``op`` no longer wait for the ops in ``unwanted``."""
+    keep = [c for c in op.control_inputs if c not in unwanted]
+    if len(keep) == len(op.control_inputs):
+        return
+    op._remove_all_control_inputs()
+    op._add_control_inputs(keep)
+
+
+def control_captures(func_graph):
+    """Ops of outer graphs that ops of ``func_graph`` (a loop body) were told to wait
+    for; a function graph keeps no such edge, it only collects the ops here."""
+    return set(func_graph.function_captures.control)

@@ -7,6 +7,8 @@ change, host_call summaries are not initialised or flushed: importing this
 module fails then.
 """
 
+import tensorflow as tf
+
 from npu_bridge.tf_private import check_version, missing
 
 AREA = "summary"
@@ -22,3 +24,22 @@ try:
 except (ImportError, AttributeError) as _error:
     raise missing(AREA, "the summary writer ops", "host_call's summary writers are neither "
                   "initialised nor flushed", _error) from _error
+
+
+def give_writer_its_own_resource(writer_init_op, suffix):
+    """Make the writer that ``writer_init_op`` initialises a resource of this graph alone.
+
+    Graph-mode writers share a resource by name (their name scope, e.g.
+    ``create_file_writer``). On a rank's server the resource outlives the
+    session, so a later ``train()`` in the process would find the earlier
+    writer, still open on the earlier folder, and write there. Appending
+    ``suffix`` to the handle op's ``shared_name`` keeps each graph's writers
+    apart. Relies on the init op's first input being the ``SummaryWriter``
+    handle op and on ``Operation._set_attr``.
+    """
+    handle = writer_init_op.inputs[0].op
+    if handle.type != "SummaryWriter":
+        return
+    name = handle.get_attr("shared_name").decode()
+    handle._set_attr("shared_name", tf.compat.v1.AttrValue(  # pylint: disable=protected-access
+        s=("%s_%s" % (name, suffix)).encode()))

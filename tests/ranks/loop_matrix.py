@@ -9,7 +9,10 @@ ranks when there are several). For each N in LOOPS and each repeat it trains
 STEPS steps (7 does not divide it, nor save_summary_steps) in a fresh model_dir,
 evaluates with the EMA weights and writes ``<prefix>.n<N>.<repeat>.rank<R>.npz``
 (every global variable) and ``.json`` (summary records, host_call records,
-the evaluation). Runs as one plain process too (no RANK_SIZE).
+the evaluation), and ``.live.npz``: the variables this rank's session held when
+training ended (the checkpoint is rank 0's alone when the ranks share a
+model_dir, so only these show whether the ranks agree). Runs as one plain
+process too (no RANK_SIZE).
 
 usage: loop_matrix.py PREFIX WORKDIR REPEATS [PRECISION]
 """
@@ -98,6 +101,18 @@ def records(folder):
     return sorted(out, key=lambda r: (r[1], r[0]))
 
 
+class _KeepLiveVariables(tf.compat.v1.train.SessionRunHook):
+    """Writes every global variable's value in this rank's session at the end of train()."""
+
+    def __init__(self, path):
+        self._path = path
+
+    def end(self, session):
+        variables = tf.compat.v1.global_variables()
+        values = session.run(variables)
+        np.savez(self._path, **{v.op.name.replace("/", "."): x for v, x in zip(variables, values)})
+
+
 def main(prefix, workdir, repeats, precision=None):
     rank = runtime.rank_info().rank_id
     for loop in LOOPS:
@@ -107,10 +122,11 @@ def main(prefix, workdir, repeats, precision=None):
                 model_dir=model_dir, iterations_per_loop=loop, save_summary_steps=SUMMARY_EVERY,
                 save_checkpoints_steps=1000, log_step_count_steps=None, tf_random_seed=7,
                 precision_mode=precision)
-            est = NPUEstimator(model_fn, config=config, params={"model_dir": model_dir})
-            est.train(input_fn, steps=STEPS, hooks=npu_hooks_append())
-            metrics = est.evaluate(input_fn, steps=3)
             tag = "%s.n%d.%d.rank%d" % (prefix, loop, repeat, rank)
+            est = NPUEstimator(model_fn, config=config, params={"model_dir": model_dir})
+            est.train(input_fn, steps=STEPS,
+                      hooks=npu_hooks_append() + [_KeepLiveVariables(tag + ".live.npz")])
+            metrics = est.evaluate(input_fn, steps=3)
             np.savez(tag + ".npz", **{name.replace("/", "."): est.get_variable_value(name)
                                       for name in est.get_variable_names()})
             with open(tag + ".json", "w") as f:

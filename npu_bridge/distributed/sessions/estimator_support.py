@@ -22,7 +22,12 @@ def rank_run_config(config):
     """A copy of ``config`` for this rank.
 
     * master / evaluation_master: this rank's server target;
-    * session_config: collective group leader + own-task device filter;
+    * session_config: collective group leader + own-task device filter, and
+      ``isolate_session_state``: a server keeps variables between sessions, so
+      without it a second train() (another model_dir, same names) would start
+      from the first one's state wherever an initial value reads another
+      variable (an EMA shadow reads its variable if that is initialised), as
+      a local session never does;
     * any TF_CONFIG cluster is dropped, so the Estimator neither starts a
       second server nor treats ranks as ps/worker/chief replicas;
     * ranks other than 0 write no summaries and log no step rates.
@@ -35,7 +40,9 @@ def rank_run_config(config):
         return config
     target = runtime.ensure_server()
     base = config.session_config or tf.compat.v1.ConfigProto(allow_soft_placement=True)
-    changes = {"session_config": runtime.session_config_for_rank(base)}
+    session_config = runtime.session_config_for_rank(base)
+    session_config.isolate_session_state = True
+    changes = {"session_config": session_config}
     if not runtime.is_writer_rank():
         changes.update(save_summary_steps=0, log_step_count_steps=None)
     return make_single_worker(config.replace(**changes), target)

@@ -3,7 +3,8 @@
 The matrix (``ranks/loop_matrix.py``) trains one model_fn holding a Keras
 layer, batch norm update ops, summaries written in model_fn, a host_call, an
 EMA applied after the step and restored in EVAL through a Scaffold's Saver, at
-N=1 and N=7 for 23 steps with save_summary_steps=4; the rest of the file
+N=1 and N=7 for 23 steps with save_summary_steps=4, in float32 and mixed
+precision, on one rank and on two; the rest of the file
 checks hooks, NaN losses and scaffolds in process.
 """
 import glob
@@ -78,9 +79,11 @@ def _live(prefix, loop, repeat, rank):
         return {k: z[k] for k in z.files}
 
 
-def test_two_ranks_train_the_same_at_n_1_and_7_and_end_bitwise_equal(tmp_path):
+@pytest.mark.parametrize("precision", [None, "allow_mix_precision"])
+def test_two_ranks_train_the_same_at_n_1_and_7_and_end_bitwise_equal(tmp_path, precision):
     prefix, repeats = str(tmp_path / "d"), 3
-    rc, out = launch(2, "loop_matrix.py", prefix, tmp_path / "w", repeats, timeout=380)
+    rc, out = launch(2, "loop_matrix.py", prefix, tmp_path / "w", repeats,
+                     *([precision] if precision else []), timeout=380)
     assert rc == 0 and out.count("LOOP_MATRIX_DONE") == 2, out
     assert len(glob.glob(prefix + ".*.live.npz")) == 2 * 2 * repeats
     for loop in (1, 7):

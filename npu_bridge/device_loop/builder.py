@@ -141,8 +141,9 @@ def _steps_left_after(left, loss):
 
     Folded into the counter rather than carried as a flag of its own: a flag's
     loop variable (a Merge, Switch and NextIteration per iteration), its
-    negation and the condition's ``and`` cost three executor nodes per step
-    more than the select and its constant.
+    negation and the condition's ``and`` cost four executor nodes per step
+    more than the select. Written ``left - where(nan, left, 1)`` so that the
+    select shares the subtraction and its constant with the count-down.
     """
     loss = tf.convert_to_tensor(loss)
     if not loss.dtype.is_floating:
@@ -150,7 +151,7 @@ def _steps_left_after(left, loss):
     nan = tf.math.is_nan(loss)
     if loss.shape.rank != 0:
         nan = tf.reduce_any(nan)
-    return tf.where(nan, 0, left - 1)
+    return left - tf.where(nan, left, 1)
 
 
 class ProgramBuilder(object):

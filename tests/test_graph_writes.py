@@ -3,10 +3,11 @@
 import glob
 import os
 
+import numpy as np
 import pytest
 import tensorflow as tf
 
-from conftest import dataset_input_fn, linear_model_fn
+from conftest import dataset_input_fn, linear_model_fn, make_data
 from npu_bridge.npu_init import NPUEstimator, NPURunConfig
 
 
@@ -114,3 +115,48 @@ def test_second_call_does_not_rewrite_the_checkpoint_it_starts_from(tmp_path):
     assert set(_files_of(model_dir, 12)) == set(at_12)
     assert all(_files_of(model_dir, 12)[path] != at_12[path] for path in at_12)
     assert tf.train.get_checkpoint_state(model_dir).model_checkpoint_path.endswith("-18")
+
+
+def _graph_with_large_contents():
+    """A GraphDef whose constants hold every byte value, quotes and backslashes included."""
+    every_byte = np.tile(np.arange(256, dtype=np.uint8), 64)  # 16 KiB: escaped at C speed
+    with tf.Graph().as_default() as graph:
+        tf.constant(every_byte, name="bytes")
+        tf.constant(np.frombuffer(b'"\\\'' * 1024, np.uint8), name="quotes")
+        tf.constant(np.arange(10, dtype=np.float32), name="small")  # left to text_format
+        tf.constant(np.linspace(0.1, 1.0, 4096, dtype=np.float32), name="floats")
+    return graph.as_graph_def(add_shapes=True)
+
+
+def test_graph_text_parses_back_to_the_graph_written(tmp_path):
+    from google.protobuf import text_format
+    from npu_bridge.core.graph_text import write_graph_text
+    graph_def = _graph_with_large_contents()
+    path = write_graph_text(graph_def, str(tmp_path), "graph.pbtxt")
+    with open(path) as f:
+        text = f.read()
+    assert text_format.Parse(text, tf.compat.v1.GraphDef()) == graph_def
+    stock = tf.io.write_graph(graph_def, str(tmp_path), "stock.pbtxt")
+    with open(stock) as f:
+        assert text_format.Parse(f.read(), tf.compat.v1.GraphDef()) == graph_def
+    assert sorted(os.listdir(str(tmp_path))) == ["graph.pbtxt", "stock.pbtxt"]  # no temp file left
+
+
+def test_model_dir_graph_pbtxt_is_the_graph_of_the_events_file(tmp_path):
+    """What NPUEstimator writes: its input data (a constant of 512 rows) included, byte for byte."""
+    from google.protobuf import text_format
+    model_dir = str(tmp_path / "npu")
+    estimator = NPUEstimator(
+        linear_model_fn(host_call_kind=None), params={"host_logdir": model_dir},
+        config=NPURunConfig(model_dir=model_dir, iterations_per_loop=10))
+    estimator.train(dataset_input_fn(n=512, batch=4), steps=10)
+    with open(os.path.join(model_dir, "graph.pbtxt")) as f:
+        written = text_format.Parse(f.read(), tf.compat.v1.GraphDef())
+    metas = [event.meta_graph_def
+             for path in glob.glob(os.path.join(model_dir, "events.out.tfevents.*"))
+             for event in tf.compat.v1.train.summary_iterator(path)
+             if event.HasField("meta_graph_def")]
+    assert metas  # the checkpoint saver's record holds the same GraphDef as graph.pbtxt
+    assert any(tf.compat.v1.MetaGraphDef.FromString(meta).graph_def == written for meta in metas)
+    data = make_data(512, 0)[0].astype(np.float32).tobytes()
+    assert any(node.attr["value"].tensor.tensor_content == data for node in written.node)

@@ -38,6 +38,7 @@ from tensorflow.core.framework import tensor_pb2
 
 from npu_bridge.tf_private.graph import create_meta_graph_def
 
+from npu_bridge.core.graph_text import write_graph_text
 from npu_bridge.distributed.cluster import runtime
 from npu_bridge.distributed.collectives import collectives
 from npu_bridge.distributed.optimizers import sharded_slots
@@ -134,7 +135,8 @@ class CheckpointSaverHook(tf.compat.v1.train.CheckpointSaverHook):
     """``tf.compat.v1.train.CheckpointSaverHook`` that writes an unchanged graph once.
 
     ``graph.pbtxt`` is written by a background thread while training starts
-    (formatting text is slow, and nothing reads the file during training);
+    (formatting text is slow, and nothing reads the file during training),
+    with large tensor contents escaped at C speed (``graph_text``);
     ``end()`` waits for it, so the file is complete when train() returns.
     """
 
@@ -186,7 +188,7 @@ class CheckpointSaverHook(tf.compat.v1.train.CheckpointSaverHook):
         if graph_changed:
             if self._save_graph_def:
                 self._pbtxt_writer = threading.Thread(
-                    target=tf.io.write_graph, name="npu_bridge_graph_pbtxt",
+                    target=write_graph_text, name="npu_bridge_graph_pbtxt",
                     args=(graph_def, self._checkpoint_dir, "graph.pbtxt"))
                 self._pbtxt_writer.start()
             saver = self._get_saver()

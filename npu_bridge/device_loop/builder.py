@@ -123,23 +123,35 @@ def _training_loop(n_iterations, body, step_before):
     estimator fetches is the last iteration's) and stops training at that step,
     as the plain Estimator does. An infinite loss does not end the loop: the
     plain Estimator trains on through it too (loss scaling skips such steps).
-    Loop variables: the steps left (counting down, as ``_loop``), whether no
-    loss so far was NaN, the global step the last iteration started from and
-    the global step after it (the next iteration's start). Returns the final
-    values of all four.
+    Loop variables: the steps left, counting down as in ``_loop`` (a NaN step
+    sets it to 0, see ``_steps_left_after``), the global step the last
+    iteration started from and the global step after it (the next iteration's
+    start). Grappler drops the last two from the loop in runs that do not fetch
+    the global step variable (``fetch_global_step_as_logged``), so they cost
+    nothing then. Returns the final steps left and the last iteration's start.
     """
-    return while_loop(
-        lambda left, no_nan, start, after: tf.logical_and(left > 0, no_nan), body,
-        [n_iterations, tf.constant(True), step_before, step_before],
+    done, last_start, _ = while_loop(
+        lambda left, start, after: left > 0, body, [n_iterations, step_before, step_before],
         parallel_iterations=1, name="npu_device_loop")
+    return done, last_start
 
 
-def _not_nan(loss):
-    """False when an element of the loss is NaN (which ends the loop after this step)."""
+def _steps_left_after(left, loss):
+    """``left - 1``, or 0 after a step whose loss holds a NaN, which ends the loop there.
+
+    Folded into the counter rather than carried as a flag of its own: a flag's
+    loop variable (a Merge, Switch and NextIteration per iteration), its
+    negation and the condition's ``and`` cost four executor nodes per step
+    more than the select. Written ``left - where(nan, left, 1)`` so that the
+    select shares the subtraction and its constant with the count-down.
+    """
     loss = tf.convert_to_tensor(loss)
     if not loss.dtype.is_floating:
-        return tf.constant(True)
-    return tf.logical_not(tf.reduce_any(tf.math.is_nan(loss)))
+        return left - 1
+    nan = tf.math.is_nan(loss)
+    if loss.shape.rank != 0:
+        nan = tf.reduce_any(nan)
+    return left - tf.where(nan, left, 1)
 
 
 class ProgramBuilder(object):
@@ -197,8 +209,8 @@ class ProgramBuilder(object):
         origin = tf.compat.v1.placeholder_with_default(
             tf.constant(-1, tf.int64), [], name="npu_summary_origin")
 
-        def body(left, no_nan, unused_start, start):
-            del no_nan, unused_start
+        def body(left, unused_start, start):
+            del unused_start
             features, labels = estimator_lib.parse_iterator_result(source.get_next())
             spec = self._call_model_fn(features, labels, ModeKeys.TRAIN)
             built["locals_of_model_fn"] = local_variables()
@@ -224,12 +236,13 @@ class ProgramBuilder(object):
             built.update(spec=spec, outfeed=outfeed, last_loss=last_loss,
                          hook_tensors=hook_tensors, named=named, summaries=summaries)
             with tf.control_dependencies(_anchored(after)):
-                return left - 1, _not_nan(spec.loss), tf.identity(start), tf.identity(step_after)
+                return (_steps_left_after(left, spec.loss), tf.identity(start),
+                        tf.identity(step_after))
 
         # Only runs the estimator marks make iterations (see loop_values.TrainingRunHook).
         training_run = tf.compat.v1.placeholder_with_default(False, [], name="npu_training_run")
         with tf.name_scope("npu_loop"), resource_variables():
-            done, _, last_start, _ = _training_loop(
+            done, last_start = _training_loop(
                 tf.where(training_run, iterations, 0), body, global_step.read_value())
         initialisers_stay_out_of_the_loop(done)
         hooks.append(TrainingRunHook(training_run))

@@ -82,8 +82,14 @@ def _collective_settings(config):
     return config
 
 
-def session_config_for_rank(base_config=None):
-    """Session ConfigProto for this rank (see module doc); never mutates base_config."""
+def session_config_for_rank(base_config=None, isolated=False):
+    """Session ConfigProto for this rank (see module doc); never mutates base_config.
+
+    ``isolated`` asks for ``isolate_session_state``: the server keeps the
+    variables a session created after it ends, so a session that must start
+    as a local one does (only from what its graph initialises or restores)
+    needs it.
+    """
     info = rank_info()
     if info.rank_size == 1:
         return base_config
@@ -92,6 +98,8 @@ def session_config_for_rank(base_config=None):
     if base_config is not None:
         config.CopyFrom(base_config)
     _collective_settings(config)
+    if isolated:
+        config.isolate_session_state = True
     own = "/job:%s/task:%d" % (JOB_NAME, info.rank_id)
     if own not in config.device_filters:
         del config.device_filters[:]

@@ -40,9 +40,7 @@ def rank_run_config(config):
         return config
     target = runtime.ensure_server()
     base = config.session_config or tf.compat.v1.ConfigProto(allow_soft_placement=True)
-    session_config = runtime.session_config_for_rank(base)
-    session_config.isolate_session_state = True
-    changes = {"session_config": session_config}
+    changes = {"session_config": runtime.session_config_for_rank(base, isolated=True)}
     if not runtime.is_writer_rank():
         changes.update(save_summary_steps=0, log_step_count_steps=None)
     return make_single_worker(config.replace(**changes), target)

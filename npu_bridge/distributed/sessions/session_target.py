@@ -60,10 +60,7 @@ def _rank_target(rank_size):
 def _rank_config(config, isolate):
     if config is not None and not isinstance(config, config_pb2.ConfigProto):
         return config  # BaseSession raises its own TypeError
-    config = runtime.session_config_for_rank(config)
-    if isolate:
-        config.isolate_session_state = True
-    return config
+    return runtime.session_config_for_rank(config, isolated=isolate)
 
 
 def _started_target():

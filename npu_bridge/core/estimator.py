@@ -13,6 +13,7 @@ import tensorflow as tf
 from npu_bridge.core import checkpoint_saver, checkpoint_shapes, model_dir_lock
 from npu_bridge.core.config import NPURunConfig
 from npu_bridge.core import user_errors
+from npu_bridge.core.session_closing import CloseBehindHook
 from npu_bridge.core.graceful_stop import (EvaluationInterrupted, GracefulStop,
                                            StopEvaluationOnSignalHook, StopOnSignalHook)
 from npu_bridge.debugging import estimator_hooks as debugging
@@ -132,6 +133,7 @@ class NPUEstimator(estimator_lib.Estimator):
         and every rank waits for them at the end (``rank_model_dir``).
         SIGTERM/SIGINT end training after the current loop with a checkpoint and
         every host_call record, then exit as the signal asks (``graceful_stop``).
+        A call that ends cleanly returns while its session closes (``session_closing``).
         """
         plan = plan_training(self._config, steps, max_steps,
                              single_steps=debugging.single_steps(self._config),
@@ -142,7 +144,8 @@ class NPUEstimator(estimator_lib.Estimator):
             try:
                 result = super(NPUEstimator, self).train(
                     input_fn,
-                    hooks=_ranks.rank_train_hooks(hooks) + [stop.hook()] + watchdog_hooks(),
+                    hooks=(_ranks.rank_train_hooks(hooks) + [stop.hook()] + watchdog_hooks()
+                           + [CloseBehindHook()]),
                     steps=steps,
                     max_steps=max_steps,
                     saving_listeners=_ranks.rank_saving_listeners(saving_listeners, writes))
@@ -266,7 +269,7 @@ class NPUEstimator(estimator_lib.Estimator):
                 result = super(NPUEstimator, self).evaluate(
                     input_fn, steps=None, checkpoint_path=checkpoint_path, name=name,
                     hooks=(_ranks.rank_eval_hooks(hooks) + [stop.evaluation_hook()]
-                           + watchdog_hooks()))
+                           + watchdog_hooks() + [CloseBehindHook()]))
             except EvaluationInterrupted:
                 result = None
         if stop.pass_to_enclosing():  # train_and_evaluate: the train() around it stops

@@ -31,13 +31,17 @@ def stock_graph_records(model_dir, calls):
     return graph_records(model_dir)
 
 
-@pytest.mark.parametrize("iterations", [1, 10])
-def test_unchanged_graph_written_once_changed_graph_again(tmp_path, iterations):
+@pytest.mark.parametrize("iterations,host_call,summary_steps", [
+    (1, None, 0), (10, None, 0),
+    (10, "list", 2),  # summary writers of their own in each graph (host_call, loop summaries)
+])
+def test_unchanged_graph_written_once_changed_graph_again(tmp_path, iterations, host_call,
+                                                          summary_steps):
     model_dir = str(tmp_path / "npu")
     estimator = NPUEstimator(
-        linear_model_fn(host_call_kind=None), params={"host_logdir": model_dir},
+        linear_model_fn(host_call_kind=host_call), params={"host_logdir": model_dir + "/host"},
         config=NPURunConfig(model_dir=model_dir, iterations_per_loop=iterations,
-                            save_checkpoints_steps=5))
+                            save_checkpoints_steps=5, save_summary_steps=summary_steps))
     pbtxt = os.path.join(model_dir, "graph.pbtxt")
 
     estimator.train(dataset_input_fn(batch=4), steps=6)

@@ -74,6 +74,8 @@ class _Canonicalizer(object):
                                                    tensor_shape=tensor.tensor_shape))
         if "instance_key" in node.attr:  # collectives: a process-wide counter
             node.attr["instance_key"].i = 0
+        if node.op == "SummaryWriter" and "shared_name" in node.attr:  # a per-graph suffix
+            node.attr["shared_name"].s = b""
         for value in node.attr.values():
             if value.HasField("func"):
                 value.func.name = self.text(value.func.name)

@@ -27,6 +27,7 @@ contiguous steps (``SecondOrStepTimer``). ``SummaryOriginHook`` feeds origin.
 import tensorflow as tf
 
 from npu_bridge.device_loop.outfeed import Outfeed
+from npu_bridge.tf_private import estimator as estimator_lib
 from npu_bridge.tf_private.graph import replace_input
 
 _SUMMARIES = tf.compat.v1.GraphKeys.SUMMARIES
@@ -191,7 +192,8 @@ class SummaryOriginHook(tf.compat.v1.train.SessionRunHook):
         self._origin = origin
 
     def begin(self):
-        self._global_step = tf.compat.v1.train.get_global_step()
+        # the read the checkpoint saver fetches too: one combination of fetches less
+        self._global_step = estimator_lib.get_or_create_global_step_read()
 
     def after_create_session(self, session, coord):
         self._value = int(session.run(self._global_step)) + 1

@@ -82,3 +82,24 @@ def test_the_process_exits_only_after_the_close(tmp_path):
     lines = [line for line in proc.stdout.splitlines() if line in ("TRAINED", "ELEMENT DONE")]
     assert proc.returncode == 0, proc.stdout[-3000:]
     assert lines == ["TRAINED", "ELEMENT DONE"], proc.stdout[-3000:]
+
+
+def test_input_release_empties_dense_pipelines_and_leaves_sparse_ones():
+    import numpy as np
+    from npu_bridge.device_loop.input_release import release_op
+    with tf.Graph().as_default():
+        features = {"x": np.ones([8, 3], np.float32), "name": np.array([b"a"] * 8)}
+        dense = tf.compat.v1.data.make_initializable_iterator(
+            tf.data.Dataset.from_tensor_slices((features, np.arange(8))).batch(2))
+        release = release_op(dense)
+        element = dense.get_next()
+        sparse = tf.compat.v1.data.make_initializable_iterator(tf.data.Dataset.from_tensors(
+            tf.sparse.SparseTensor([[0, 0]], [1.0], [2, 2])))
+        assert release_op(sparse) is None  # closed with its session, as before
+        with tf.compat.v1.Session() as sess:
+            sess.run(dense.initializer)
+            got = sess.run(element)
+            assert got[0]["x"].shape == (2, 3) and list(got[1]) == [0, 1]
+            sess.run(release)
+            with pytest.raises(tf.errors.OutOfRangeError):
+                sess.run(element)

@@ -144,8 +144,7 @@ class NPUEstimator(estimator_lib.Estimator):
             try:
                 result = super(NPUEstimator, self).train(
                     input_fn,
-                    hooks=(_ranks.rank_train_hooks(hooks) + [stop.hook()] + watchdog_hooks()
-                           + [CloseBehindHook()]),
+                    hooks=_ranks.rank_train_hooks(hooks) + [stop.hook()] + watchdog_hooks(),
                     steps=steps,
                     max_steps=max_steps,
                     saving_listeners=_ranks.rank_saving_listeners(saving_listeners, writes))
@@ -174,7 +173,8 @@ class NPUEstimator(estimator_lib.Estimator):
             limit, align = loop_hooks.training_loop_hooks(plan, program.loop)
             hooks = list(hooks) + limit
             worker_hooks = (list(program.hooks) + debugging.training_hooks(
-                self._config, self._model_dir, plan, program.loop) + align)
+                self._config, self._model_dir, plan, program.loop) + align
+                            + [CloseBehindHook(program.input_release)])
             if program.loop is not None and plan.log_every:
                 worker_hooks.append(loop_hooks.LoopLoggingHook(program.spec.loss, plan,
                                                                program.loop))
@@ -269,7 +269,7 @@ class NPUEstimator(estimator_lib.Estimator):
                 result = super(NPUEstimator, self).evaluate(
                     input_fn, steps=None, checkpoint_path=checkpoint_path, name=name,
                     hooks=(_ranks.rank_eval_hooks(hooks) + [stop.evaluation_hook()]
-                           + watchdog_hooks() + [CloseBehindHook()]))
+                           + watchdog_hooks()))
             except EvaluationInterrupted:
                 result = None
         if stop.pass_to_enclosing():  # train_and_evaluate: the train() around it stops
@@ -281,7 +281,8 @@ class NPUEstimator(estimator_lib.Estimator):
         plan = self._plan
         program = self._builder(plan).evaluate(self._call_input_fn(input_fn, ModeKeys.EVAL))
         hooks = (list(program.hooks) + [loop_hooks.EvalStepLimitHook(plan, program.loop)]
-                 + debugging.evaluation_hooks(self._config, self._model_dir))
+                 + debugging.evaluation_hooks(self._config, self._model_dir)
+                 + [CloseBehindHook(program.input_release)])
         return (program.scaffold, program.spec.evaluation_hooks, hooks,
                 program.update_op, program.eval_dict)
 

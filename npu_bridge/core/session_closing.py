@@ -9,7 +9,11 @@ that wait: the final checkpoint, the summaries and every host_call record are
 written by the hooks' ``end()``, before the session is closed.
 
 ``CloseBehindHook`` therefore hands a session that ended cleanly to a closing
-thread, which closes and deletes it while the caller goes on:
+thread, which closes and deletes it while the caller goes on. The thread first
+runs the program's ``input_release`` op (``device_loop.input_release``), which
+ends the input pipeline inside a ``Session.run``: on a rank's server the close
+itself would otherwise hold the server's table of sessions for the whole wait,
+stalling every other session there (the barrier after train() included).
 
 * only a clean end is handed over: after an error the session is closed in
   place, as the stock Estimator does, and after SIGTERM/SIGINT too (the
@@ -47,11 +51,18 @@ def _gpus_visible():
     return _gpus
 
 
-def _close(handle, session, started):
-    """Runs on the closing thread; holds ``session`` (and so its graph) until its
-    native session is deleted."""
+def _close(session, release, started):
+    """Runs on the closing thread: ends the input pipeline, then closes ``session``."""
     try:
-        session_lib.close_native_session(handle)
+        if release is not None:
+            try:
+                session.run(release)
+            except Exception as error:  # pylint: disable=broad-except
+                tf.compat.v1.logging.info("npu_bridge: the input pipeline of a finished "
+                                          "session ends with the session: %s", error)
+        handle = session_lib.take_native_session(session)
+        if handle is not None:
+            session_lib.close_native_session(handle)
     except Exception as error:  # pylint: disable=broad-except
         tf.compat.v1.logging.warning(
             "npu_bridge: closing a finished session failed after %.1f s (everything it "
@@ -61,13 +72,10 @@ def _close(handle, session, started):
             _pending.remove(threading.current_thread())
 
 
-def close_behind(session):
-    """Close ``session`` (a tf.compat.v1.Session) on a closing thread; returns that thread,
-    or None when ``session`` has nothing left to close."""
-    handle = session_lib.take_native_session(session)
-    if handle is None:
-        return None
-    thread = threading.Thread(target=_close, args=(handle, session, time.monotonic()),
+def close_behind(session, release=None):
+    """Close ``session`` (a tf.compat.v1.Session) on a closing thread, running ``release``
+    (``device_loop.input_release``) in it first; returns that thread."""
+    thread = threading.Thread(target=_close, args=(session, release, time.monotonic()),
                               name="npu_bridge-session-close", daemon=False)
     with _pending_lock:
         _pending.append(thread)
@@ -93,11 +101,15 @@ def wait_for_closes(at_most_pending=0):
 class CloseBehindHook(tf.compat.v1.train.SessionRunHook):
     """Lets train()/evaluate() return while their session closes (see the module).
 
+    ``release``: the op that ends the input pipeline first (``device_loop.input_release``).
     ``begin()`` waits for earlier closes where the next session must not start
     beside them; ``end()`` replaces the session's ``close`` with a hand-over to
     the closing thread, so the close that follows every hook's ``end()`` returns
     at once. ``end()`` is only called when the session ends without an error.
     """
+
+    def __init__(self, release=None):
+        self._release = release
 
     def begin(self):
         wait_for_closes(0 if _gpus_visible() else MAX_PENDING - 1)
@@ -107,4 +119,9 @@ class CloseBehindHook(tf.compat.v1.train.SessionRunHook):
             return  # the process is leaving on a signal: close in place, bounded
         if not isinstance(session, session_lib.BaseSession):
             return
-        session.close = lambda: close_behind(session)
+        handed_over = []
+
+        def close():
+            if not handed_over:  # close() is called again when the Session is deleted
+                handed_over.append(close_behind(session, self._release))
+        session.close = close

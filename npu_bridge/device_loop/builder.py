@@ -27,6 +27,7 @@ import contextlib
 import tensorflow as tf
 
 from npu_bridge.distributed.cluster import runtime
+from npu_bridge.device_loop.input_release import release_op as input_release_op
 from npu_bridge.device_loop.loop_values import (
     HookTensors, NamedValues, TrainingRunHook, mirror, read_after)
 from npu_bridge.device_loop.loop_summaries import (
@@ -43,13 +44,15 @@ ModeKeys = tf.estimator.ModeKeys
 # What a built program hands back to the estimator; ``loop`` is a LoopTensors,
 # or None when each Session.run makes one step. ``scaffold`` is the one the
 # session uses (``spec.scaffold`` rebuilt outside the loop, see ``scaffolds``).
+# ``input_release`` ends the input pipeline before the session closes
+# (``input_release``), or is None.
 _Program = collections.namedtuple(
-    "Program", ["spec", "hooks", "update_op", "eval_dict", "loop", "scaffold"])
+    "Program", ["spec", "hooks", "update_op", "eval_dict", "loop", "scaffold", "input_release"])
 
 
-def Program(spec, hooks, update_op, eval_dict, loop, scaffold=None):  # pylint: disable=invalid-name
+def Program(spec, hooks, update_op, eval_dict, loop, scaffold=None, input_release=None):  # pylint: disable=invalid-name
     return _Program(spec, hooks, update_op, eval_dict, loop,
-                    scaffold if scaffold is not None else spec.scaffold)
+                    scaffold if scaffold is not None else spec.scaffold, input_release)
 
 
 @contextlib.contextmanager
@@ -165,6 +168,7 @@ class ProgramBuilder(object):
     def __init__(self, call_model_fn, plan):
         self._call_model_fn = call_model_fn
         self._plan = plan
+        self._input_release = None
 
     def _input(self, input_result, mode):
         looped = self._plan.loops and _is_dataset(input_result)
@@ -175,8 +179,11 @@ class ProgramBuilder(object):
                 self._plan.iterations, type(input_result).__name__, mode)
         if not looped:
             features, labels, hooks = estimator_lib.parse_input_fn_result(input_result)
+            iterators = [it for it in map(estimator_lib.dataset_iterator, hooks) if it is not None]
+            self._input_release = input_release_op(iterators[0]) if iterators else None
             return False, (features, labels), hooks
         iterator = tf.compat.v1.data.make_initializable_iterator(input_result)
+        self._input_release = input_release_op(iterator)
         return True, iterator, [estimator_lib.DatasetInitializerHook(iterator)]
 
     # ---- training -------------------------------------------------------
@@ -199,7 +206,7 @@ class ProgramBuilder(object):
             if scaffold is not spec.scaffold:
                 spec = spec._replace(scaffold=scaffold)
             _finish_outfeed(outfeed, hooks)
-            return Program(spec, hooks, None, None, None)
+            return Program(spec, hooks, None, None, None, input_release=self._input_release)
 
         built = {}
         iterations = tf.compat.v1.placeholder_with_default(
@@ -263,7 +270,8 @@ class ProgramBuilder(object):
             training_hooks=inner.training_hooks,
             training_chief_hooks=inner.training_chief_hooks,
             scaffold=outer_scaffold(inner.scaffold, built["locals_of_model_fn"]))
-        return Program(spec, hooks, None, None, LoopTensors(iterations, step_after))
+        return Program(spec, hooks, None, None, LoopTensors(iterations, step_after),
+                       input_release=self._input_release)
 
     def _summaries(self, body_graph, loss, origin):
         """LoopSummaries for what model_fn wrote in the body (plus the Estimator's
@@ -296,7 +304,8 @@ class ProgramBuilder(object):
                 update_op = tf.group(update_op, enqueue)
             _finish_outfeed(outfeed, hooks)
             return Program(spec, hooks, update_op, values, None,
-                           outer_scaffold(spec.scaffold, locals_of_model_fn))
+                           outer_scaffold(spec.scaffold, locals_of_model_fn),
+                           input_release=self._input_release)
 
         built = {}
         # The variable TensorFlow's multi-step eval hook sets before every run.
@@ -334,4 +343,5 @@ class ProgramBuilder(object):
         eval_dict = {name: var.read_value() for name, var in built["mirrors"].items()}
         return Program(built["spec"], hooks, tf.group(done), eval_dict,
                        LoopTensors(steps_per_run, None),
-                       outer_scaffold(built["spec"].scaffold, built["locals_of_model_fn"]))
+                       outer_scaffold(built["spec"].scaffold, built["locals_of_model_fn"]),
+                       input_release=self._input_release)

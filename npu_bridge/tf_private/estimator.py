@@ -67,3 +67,11 @@ def set_session_config(run_config, session_config):
     """Replace a RunConfig's session_config in place (no public setter; scripts rely on it)."""
     run_config.__dict__["_session_config"] = session_config
     return run_config
+
+
+def dataset_iterator(hook):
+    """The iterator a ``DatasetInitializerHook`` initialises (the one
+    ``parse_input_fn_result`` made for an input_fn's Dataset), else None."""
+    if not isinstance(hook, DatasetInitializerHook):
+        return None
+    return getattr(hook, "_iterator", None)  # pylint: disable=protected-access

@@ -1,6 +1,7 @@
 """A rank never waits for its peers longer than NPU_BRIDGE_RANK_TIMEOUT, and says for whom."""
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -64,3 +65,94 @@ def test_a_stopped_rank_makes_the_others_fail_within_the_timeout(monkeypatch, tm
         stopped_peer_fails_the_job(proc, lines, reader, rank_timeout=8)
     finally:
         kill_group(proc)
+
+
+def _rank_env(hosts, rank, timeout):
+    rank_env = env()
+    rank_env.update({"RANK_SIZE": str(len(hosts)), "RANK_ID": str(rank),
+                     "NPU_BRIDGE_HOSTS": ",".join(hosts), TIMEOUT_ENV: str(timeout)})
+    return rank_env
+
+
+_WAIT_IN_GIVE_UP = """
+import sys, time
+from npu_bridge.distributed.cluster import peer_give_up
+with peer_give_up.exit_after(float(sys.argv[1]), "the test's wait"):
+    time.sleep(float(sys.argv[2]))
+print("STILL RUNNING", flush=True)
+"""
+
+
+@pytest.mark.parametrize("bound,wait,ends", [(1, 60, True), (30, 0.1, False)])
+def test_exit_after_ends_a_rank_that_waited_too_long_and_only_that(bound, wait, ends):
+    hosts = ["127.0.0.1:%d" % port for port in free_ports(2)]
+    proc = subprocess.run([sys.executable, "-c", _WAIT_IN_GIVE_UP, str(bound), str(wait)],
+                          env=_rank_env(hosts, 0, 7), stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, timeout=50)
+    if ends:
+        assert proc.returncode == 1, proc.stdout[-3000:]
+        assert ("rank 0: the test's wait has waited 1 s for its peers (%s=7); a peer is dead "
+                "or hung (rank 1 at %s)" % (TIMEOUT_ENV, hosts[1])) in proc.stdout
+        assert "STILL RUNNING" not in proc.stdout
+    else:
+        assert proc.returncode == 0, proc.stdout[-3000:]
+        assert "STILL RUNNING" in proc.stdout and "dead or hung" not in proc.stdout
+
+
+_STOPPABLE_LEADER = """
+import time
+from npu_bridge.distributed.cluster import runtime
+runtime.ensure_server()
+print("SERVING", flush=True)
+time.sleep(600)
+"""
+
+_GATHERING_PEER = """
+import os, sys, time
+from npu_bridge.distributed.cluster import runtime
+from npu_bridge.distributed.collectives import collectives
+runtime.ensure_server()
+print("SERVING", flush=True)
+while not os.path.exists(sys.argv[1]):
+    time.sleep(0.1)
+print("GATHERED", collectives.gather_from_ranks([1], "the test's gather"), flush=True)
+"""
+
+
+def test_an_off_graph_collective_with_a_stopped_leader_ends_the_rank_naming_it(tmp_path):
+    """Rank 0 (the collective group's leader) serves, then is stopped; rank 1's gather
+    must end, by TensorFlow's deadline or by giving up, not hang."""
+    timeout = 4
+    go = tmp_path / "go"
+    hosts = ["127.0.0.1:%d" % port for port in free_ports(2)]
+    leader = subprocess.Popen([sys.executable, "-c", _STOPPABLE_LEADER],
+                              env=_rank_env(hosts, 0, timeout), stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    peer = subprocess.Popen([sys.executable, "-c", _GATHERING_PEER, str(go)],
+                            env=_rank_env(hosts, 1, timeout), stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        leader_lines, _ = collect_output(leader)
+        peer_lines, peer_reader = collect_output(peer)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not (
+                "SERVING\n" in leader_lines and "SERVING\n" in peer_lines):
+            time.sleep(0.2)
+        assert "SERVING\n" in leader_lines, "".join(leader_lines)[-3000:]
+        assert "SERVING\n" in peer_lines, "".join(peer_lines)[-3000:]
+        os.kill(leader.pid, signal.SIGSTOP)
+        started = time.monotonic()
+        go.write_text("go")
+        peer.wait(timeout=timeout + 60)
+        peer_reader.join(timeout=5)
+        out = "".join(peer_lines)
+        assert peer.returncode != 0, out[-3000:]
+        assert "GATHERED" not in out
+        # either TensorFlow's deadline (its error names the op) or the give-up message
+        assert ("the test's gather has waited" in out and "rank 0 at %s" % hosts[0] in out) \
+            or "DeadlineExceeded" in out, out[-3000:]
+        assert time.monotonic() - started < timeout + 55
+    finally:
+        for proc in (leader, peer):
+            if proc is not None:
+                kill_group(proc)

@@ -25,7 +25,7 @@ import threading
 import numpy as np
 import tensorflow as tf
 
-from npu_bridge.distributed.cluster import devices, rank_timeout, runtime
+from npu_bridge.distributed.cluster import devices, peer_give_up, rank_timeout, runtime
 from npu_bridge.distributed.collectives import groups
 from npu_bridge.tf_private.distribute import collective_ops
 
@@ -237,38 +237,54 @@ def broadcast(tensors, root_rank=0, group=WORLD_GROUP):
     return out[0] if single else out
 
 
-def _run_off_graph(build):
-    """Runs the world collective ``build(instance_key)`` in a graph and session of its own."""
+# How long past the rank timeout an off-graph collective may wait before the
+# rank gives up on its own (``peer_give_up``): TensorFlow's deadlines normally
+# end it at the rank timeout, with a DeadlineExceededError naming the op.
+_GIVE_UP_AFTER_DEADLINE_S = 30.0
+
+
+def _run_off_graph(build, doing):
+    """Runs the world collective ``build(instance_key)`` in a graph and session of its own.
+
+    Bounded twice: the collective's completion timeout and the session's
+    operation timeout (the rank timeout), and, for a run that hangs past both
+    (a stopped peer), ``peer_give_up`` ends the rank naming ``doing``.
+    """
     with _key_lock:
         key = next(_barrier_keys)
+    timeout = _peer_timeout()
+    config = runtime.session_config_for_rank()
+    config.operation_timeout_in_ms = int((timeout + 5.0) * 1000)
     with tf.Graph().as_default():
         result = build(key)
-        with tf.compat.v1.Session(runtime.ensure_server(),
-                                  config=runtime.session_config_for_rank()) as sess:
+        with peer_give_up.exit_after(timeout + _GIVE_UP_AFTER_DEADLINE_S, doing), \
+                tf.compat.v1.Session(runtime.ensure_server(), config=config) as sess:
             return sess.run(result)
 
 
-def barrier():
+def barrier(doing="a barrier between ranks"):
     """Blocks until every rank has called barrier() (same number of times).
 
     Runs a one-element all-reduce in a graph and session of its own, so it can
     be used between Estimator calls (e.g. after rank 0's final checkpoint, before
     others evaluate it) and at the end of a script.  No-op when single-process.
+    ``doing`` names the wait if the rank gives up on its peers (``peer_give_up``).
     """
     info = runtime.rank_info()
     if info.rank_size == 1:
         return
     _run_off_graph(lambda key: collective_ops.all_reduce(
         tf.ones([1]), group_size=info.rank_size, group_key=_WORLD_GROUP_KEY,
-        instance_key=key, timeout=_peer_timeout()))
+        instance_key=key, timeout=_peer_timeout()), doing)
 
 
-def gather_from_ranks(values):
+def gather_from_ranks(values, doing="a gather of values from every rank"):
     """Every rank's ``values`` (ints, the same count on every rank), in rank order.
 
     A numpy array of shape [rank_size, len(values)], gathered off-graph like
     ``barrier`` (which it also is): for decisions ranks take together between
-    Estimator calls.  Single process: just this rank's row.
+    Estimator calls.  Single process: just this rank's row.  ``doing`` as for
+    ``barrier``.
     """
     info = runtime.rank_info()
     row = np.asarray([list(values)], dtype=np.int64)
@@ -276,4 +292,4 @@ def gather_from_ranks(values):
         return row
     return _run_off_graph(lambda key: collective_ops.all_gather(
         tf.constant(row), group_size=info.rank_size, group_key=_WORLD_GROUP_KEY,
-        instance_key=key, timeout=_peer_timeout()))
+        instance_key=key, timeout=_peer_timeout()), doing)

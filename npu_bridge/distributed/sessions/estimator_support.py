@@ -103,7 +103,7 @@ def broadcast_hooks_apart(hooks):
 
 def after_train():
     """Call when train() returns: waits until rank 0's last checkpoint is on disk."""
-    collectives.barrier()
+    collectives.barrier("train()'s wait for rank 0's last checkpoint")
 
 
 def private_model_dir(config):

@@ -85,7 +85,8 @@ class RankModelDir(object):
         self._mine = _marker(folder, self._rank, token)
         with tf.io.gfile.GFile(self._mine, "w") as marker:
             marker.write("rank %d\n" % self._rank)
-        tokens = collectives.gather_from_ranks([token])[:, 0]
+        tokens = collectives.gather_from_ranks(
+            [token], "train()'s exchange of which ranks share model_dir")[:, 0]
         sharing = tuple(rank for rank in range(info.rank_size)
                         if rank == self._rank
                         or tf.io.gfile.exists(_marker(folder, rank, int(tokens[rank]))))
@@ -97,7 +98,8 @@ class RankModelDir(object):
 
         ``error``: the exception that keeps this rank from training (None: ready).
         """
-        ready = collectives.gather_from_ranks([int(error is None)])[:, 0]
+        ready = collectives.gather_from_ranks(
+            [int(error is None)], "train()'s check that every rank is ready")[:, 0]
         if self._mine is not None:
             try:
                 tf.io.gfile.remove(self._mine)

@@ -16,16 +16,14 @@ legitimately lasts longer than the timeout needs a larger
 ``NPU_BRIDGE_RANK_TIMEOUT``.
 """
 
-import os
-import sys
 import threading
 import time
 
 import tensorflow as tf
 
-from npu_bridge.distributed.cluster import rank_timeout, runtime
+from npu_bridge.distributed.cluster import peer_give_up, rank_timeout, runtime
 
-EXIT_STATUS = 1
+EXIT_STATUS = peer_give_up.EXIT_STATUS
 
 
 class RankWatchdogHook(tf.compat.v1.train.SessionRunHook):
@@ -64,16 +62,7 @@ class RankWatchdogHook(tf.compat.v1.train.SessionRunHook):
                 self._give_up(time.monotonic() - started)
 
     def _give_up(self, waited):
-        info = runtime.rank_info()
-        peers = ["rank %d at %s" % (rank, host) for rank, host in enumerate(info.hosts)
-                 if rank != info.rank_id]
-        sys.stderr.write(
-            "npu_bridge: rank %d: a Session.run has waited %.0f s for its peers (%s=%g); "
-            "a peer is dead or hung (%s). Exiting so the job can be stopped.\n"
-            % (info.rank_id, waited, rank_timeout.TIMEOUT_ENV, self._timeout,
-               ", ".join(peers)))
-        sys.stderr.flush()
-        os._exit(EXIT_STATUS)  # pylint: disable=protected-access
+        peer_give_up.exit_waiting_for_peers(waited, "a Session.run of training or evaluation")
 
 
 def watchdog_hooks():

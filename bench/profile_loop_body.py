@@ -4,6 +4,7 @@ Run by hand (not a test), from the repository root:
 
     python bench/profile_loop_body.py --model tiny
     python bench/profile_loop_body.py --model mlp --runs 3
+    python bench/profile_loop_body.py --host-call   # with host_call, and the host's side
 
 Both programs are the ones ``bench_loop.py`` times (NPUEstimator N=100 and the
 bare ``Session`` + ``while_v2(100)`` loop, no host_call). A few 100-step runs
@@ -12,6 +13,11 @@ step stats list every node the executor ran. Printed: executor nodes per step
 and op time per step of each, then the nodes whose count or time differs most.
 Time per op is noisy on a shared machine; node counts are exact, and on a
 model whose step is short each node costs about the same (scheduling it).
+
+``--host-call``: both programs with bench_loop's host_call (two scalars per
+step; the bare loop writes them with summary ops in its body), and the host
+side of NPUEstimator's outfeed: executor nodes per record of a few traced
+host runs (the host thread's ``Session.run`` is wrapped here to trace them).
 """
 
 import argparse
@@ -28,6 +34,7 @@ from tensorflow.core.protobuf import config_pb2  # noqa: E402
 from tensorflow.python.ops import while_v2  # noqa: E402
 
 import bench_loop  # noqa: E402
+from npu_bridge.device_loop import outfeed  # noqa: E402
 
 STEPS = bench_loop.BARE_LOOP
 TRACE = config_pb2.RunOptions(trace_level=config_pb2.RunOptions.FULL_TRACE)
@@ -65,32 +72,83 @@ class _TraceRuns(tf.compat.v1.train.SessionRunHook):
             self.traced.append(_node_stats(run_values.run_metadata))
 
 
-def npu_runs(model, runs):
+class _TraceHostRuns(object):
+    """Wraps HostCallHook's host runs: traces ``count`` of the thread's runs, starting
+    ``skip`` runs after ``ready()`` turns true (one traced run at a time per process:
+    the device runs are traced first)."""
+
+    def __init__(self, ready, count, skip=10):
+        self._ready, self._count, self._skip = ready, count, skip
+        self._first, self._run = None, 0
+        self.traced = []  # (records taken, node counts)
+
+    def __enter__(self):
+        self._drain = outfeed.HostCallHook._drain
+        tracer = self
+
+        def drain(hook, session):
+            run = session.run
+
+            def traced_run(fetches, *args, **kwargs):
+                if fetches is not hook._outfeed.host_run:  # pylint: disable=protected-access
+                    return run(fetches, *args, **kwargs)
+                tracer._run += 1
+                if tracer._first is None and tracer._ready():
+                    tracer._first = tracer._run + tracer._skip
+                if (tracer._first is None
+                        or not tracer._first <= tracer._run < tracer._first + tracer._count):
+                    return run(fetches, *args, **kwargs)
+                metadata = config_pb2.RunMetadata()
+                taken = run(fetches, options=TRACE, run_metadata=metadata)
+                tracer.traced.append((int(taken), _node_stats(metadata)[0]))
+                return taken
+            session.run = traced_run
+            return tracer._drain(hook, session)
+        outfeed.HostCallHook._drain = drain
+        return self
+
+    def __exit__(self, *unused):
+        outfeed.HostCallHook._drain = self._drain
+
+
+def npu_runs(model, runs, host_call=False):
     hook = _TraceRuns(first=3, count=runs)
     workdir = tempfile.mkdtemp(prefix="profile_loop_")
-    estimator = bench_loop.estimator_for("npu100", model, os.path.join(workdir, "m"), None)
-    estimator.train(bench_loop.input_fn_for(model), hooks=[hook], steps=STEPS * (runs + 3))
-    return hook.traced
+    logdir = os.path.join(workdir, "host_call") if host_call else None
+    estimator = bench_loop.estimator_for("npu100", model, os.path.join(workdir, "m"), logdir)
+    with _TraceHostRuns(lambda: len(hook.traced) >= runs, count=runs) as host:
+        estimator.train(bench_loop.input_fn_for(model), hooks=[hook], steps=STEPS * (runs + 30))
+    return hook.traced, host.traced
 
 
-def bare_runs(model, runs):
+def bare_runs(model, runs, host_call=False):
     traced = []
     with tf.Graph().as_default():
         iterator = tf.compat.v1.data.make_initializable_iterator(
             bench_loop.make_dataset(model, model.batch))
-        tf.compat.v1.train.get_or_create_global_step()
+        global_step = tf.compat.v1.train.get_or_create_global_step()
+        writer = (tf.compat.v2.summary.create_file_writer(tempfile.mkdtemp(prefix="profile_"))
+                  if host_call else None)
 
         def body(i):
             features, labels = iterator.get_next()
-            _, train_op = bench_loop.train_step(model, features, labels)
-            with tf.control_dependencies([train_op]):
+            loss, train_op = bench_loop.train_step(model, features, labels)
+            after = [train_op]
+            if writer is not None:
+                with tf.control_dependencies([train_op]):
+                    step = tf.cast(global_step.read_value(), tf.int64)
+                with writer.as_default(), tf.compat.v2.summary.record_if(True):
+                    after.append(tf.compat.v2.summary.scalar("step", step, step=step))
+                    after.append(tf.compat.v2.summary.scalar("loss", loss, step=step))
+            with tf.control_dependencies(after):
                 return i + 1
 
         loop = while_v2.while_loop(lambda i: i < STEPS, body, [tf.constant(0)],
                                    parallel_iterations=1)
         config = bench_loop.run_config_lib.RunConfig().session_config
         with tf.compat.v1.Session(config=config) as sess:
-            sess.run([tf.compat.v1.global_variables_initializer(), iterator.initializer])
+            sess.run([tf.compat.v1.global_variables_initializer(), iterator.initializer]
+                     + ([writer.init()] if writer is not None else []))
             sess.run(loop)
             sess.run(loop)
             for _ in range(runs):
@@ -105,10 +163,16 @@ def main(argv=None):
     parser.add_argument("--model", default="tiny", choices=sorted(bench_loop.MODELS))
     parser.add_argument("--runs", type=int, default=3, help="traced 100-step runs of each")
     parser.add_argument("--top", type=int, default=15)
+    parser.add_argument("--host-call", action="store_true",
+                        help="with bench_loop's host_call; also trace the host's runs")
     args = parser.parse_args(argv)
     tf.get_logger().setLevel("ERROR")
     model = bench_loop.MODELS[args.model]
-    npu, bare = npu_runs(model, args.runs), bare_runs(model, args.runs)
+    (npu, host), bare = (npu_runs(model, args.runs, args.host_call),
+                         bare_runs(model, args.runs, args.host_call))
+    for taken, counts in host:
+        print("host run: %d records, executor nodes per record %.1f"
+              % (taken, sum(counts.values()) / float(taken)))
     for name, traced in (("NPUEstimator N=100", npu), ("bare while_v2(100)", bare)):
         nodes = [sum(c.values()) / float(STEPS) for c, _ in traced]
         micros = [sum(t.values()) / float(STEPS) for _, t in traced]

@@ -57,3 +57,33 @@ def test_device_runs_ahead_of_a_slow_host(tmp_model_dir):
     assert finished - start >= steps * per_record
     # The last device run ended while the host still had most of its work ahead.
     assert finished - done.at > 0.5 * steps * per_record
+
+
+def test_one_host_run_takes_every_queued_record_in_order_then_ends_on_a_closed_queue():
+    """The host takes what is queued in one run (fn once per record, in order), and
+    a run on a closed, empty queue ends the host side."""
+    with tf.Graph().as_default():
+        seen = tf.compat.v1.Variable("", use_resource=True, trainable=False)
+        value = tf.compat.v1.placeholder_with_default(tf.constant(0, tf.int64), [])
+
+        def fn(x):
+            return [seen.assign(tf.strings.join([seen.read_value(), tf.strings.as_string(x),
+                                                 ","]))]
+
+        outfeed = Outfeed((fn, [value]))
+        send = outfeed.enqueue([])
+        outfeed.build_host_side()
+        with tf.compat.v1.Session() as session:
+            session.run([tf.compat.v1.global_variables_initializer(),
+                         tf.compat.v1.local_variables_initializer()])
+            for v in range(1, 8):
+                session.run(send, {value: v})
+            assert session.run(outfeed.host_run) == 7
+            assert session.run(seen) == b"1,2,3,4,5,6,7,"
+            assert tuple(session.run(outfeed.progress)) == (7, 7)
+            session.run(send, {value: 8})
+            session.run(outfeed.close)
+            assert session.run(outfeed.host_run) == 1  # what was left before the close
+            with pytest.raises(tf.errors.OutOfRangeError):
+                session.run(outfeed.host_run)
+            assert session.run(seen) == b"1,2,3,4,5,6,7,8,"

@@ -2,11 +2,13 @@
 
 The device side enqueues one record per step into a bounded FIFO queue that
 lives in the graph. A host thread runs an in-graph *host loop*: every
-``Session.run`` of it takes blocks of the records that are there (at least
-one, at most HOST_BLOCK; it never waits for a full block, which would hold
-records back) and runs fn's ops on each record in order. The queue bound keeps
-memory fixed whatever iterations_per_loop is; the device only waits when the
-host is a full queue behind.
+``Session.run`` of it takes the records that are there (at least one, at most
+HOST_CHUNK) and runs fn's ops on each record in order. After a run that took
+fewer than HOST_BLOCK records the thread sleeps HOST_PAUSE_SECS, so that on a
+fast device records leave in blocks rather than waking the host once per
+step (each wake-up costs more than fn's ops for a small record). The queue
+bound keeps memory fixed whatever iterations_per_loop is; the device only
+waits when the host is a full queue behind.
 
 When records are on disk: a flusher thread flushes fn's writers about every
 FLUSH_EVERY_SECS while records arrive. Two counters (records the device sent,
@@ -43,18 +45,22 @@ from npu_bridge.tf_private.graph import is_stateful, while_loop
 QUEUE_BYTES_BUDGET = 64 * 1024 * 1024
 MAX_QUEUE_RECORDS = 1024
 MIN_QUEUE_RECORDS = 2
-HOST_CHUNK = 1024  # records per host Session.run
-HOST_BLOCK = 64  # at most this many records per dequeue, when shapes are fixed
+HOST_CHUNK = 1024  # at most this many records per host Session.run
+# After a host run that took fewer records than this (or half the queue), the
+# host thread sleeps HOST_PAUSE_SECS before the next: records then leave in
+# blocks rather than one wake-up of the host per device step.
+HOST_BLOCK = 64
+HOST_PAUSE_SECS = 0.004
 # fn's writers are flushed this often while records arrive, so what is on disk
 # trails the device by about this much (and at every checkpoint, not at all).
 FLUSH_EVERY_SECS = 1.0
 
 OutfeedBounds = collections.namedtuple("OutfeedBounds", [
     "queue_bytes", "max_records", "min_records", "host_chunk", "host_block",
-    "flush_every_secs"])
+    "host_pause_secs", "flush_every_secs"])
 # The bounds above, as a loop plan carries them (``plan.LoopPlan.outfeed``).
 DEFAULT_BOUNDS = OutfeedBounds(QUEUE_BYTES_BUDGET, MAX_QUEUE_RECORDS, MIN_QUEUE_RECORDS,
-                               HOST_CHUNK, HOST_BLOCK, FLUSH_EVERY_SECS)
+                               HOST_CHUNK, HOST_BLOCK, HOST_PAUSE_SECS, FLUSH_EVERY_SECS)
 
 
 def _record_bytes(tensors):
@@ -165,22 +171,21 @@ class Outfeed(object):
             self.done = _record_counter("records_done")
 
     def build_host_side(self):
-        """Build, in the outer graph, the host loop, writer init/flush and close ops.
+        """Build, in the outer graph, the host run, writer init/flush and close ops.
 
-        With fixed record shapes the host takes records in blocks
-        (``dequeue_up_to``), so the device wakes the host thread once per block
-        rather than once per step; fn's ops still run once per record, in order.
+        One ``Session.run`` of ``host_run`` takes the records that are queued
+        (at least one, waiting for it on an empty queue; at most
+        ``host_chunk``), dequeuing them one by one in an inner loop that runs
+        fn's ops on each in order, and returns how many it took. The loop
+        carries only its count: the records are not loop variables (each one
+        costs executor nodes per record) and need no slicing.
         """
         if self._queue is None:
             raise RuntimeError("Outfeed.enqueue must be built before the host side.")
         graph = tf.compat.v1.get_default_graph()
         writers_before = _writer_init_ops()
-        fixed = all(s.is_fully_defined() for s in self._static_shapes)
-        block = max(1, min(self.bounds.host_block, self.capacity // 2)) if fixed else 1
-        self.block = block
-        # How many blocks (or single records) one host Session.run takes.
-        self.runs_per_call = tf.compat.v1.placeholder(tf.int32, [], name=self._name + "_runs")
-        self.runs_for = lambda records: max(1, records // block)
+        # A take smaller than this makes the host thread pause (HostCallHook._drain).
+        self.block = max(1, min(self.bounds.host_block, self.capacity // 2))
 
         def one_record(received):
             """fn's ops for one record, plus the op that produced the record."""
@@ -194,39 +199,22 @@ class Outfeed(object):
             # must still consume its record, or the host loop would spin.
             return _ops_to_run(returned, created) + [received[0].op]
 
-        def body_single(i):
+        def each(left):
+            # Only this thread dequeues: after the first, no dequeue of a take waits.
             received = self._queue.dequeue(name="dequeue")
             if not isinstance(received, (list, tuple)):
                 received = [received]
             with tf.control_dependencies(one_record(received)):
-                counted = self.done.assign_add(1, read_value=False)
-            with tf.control_dependencies([counted]):
-                return i + 1
-
-        def body_block(i):
-            # Take the records that are there (at least one, at most a block):
-            # waiting for a full block would hold records back from disk.
-            available = tf.clip_by_value(self._queue.size(), 1, block)
-            records = self._queue.dequeue_up_to(available, name="dequeue_block")
-            if not isinstance(records, (list, tuple)):
-                records = [records]
-            count = tf.shape(records[0])[0]
-
-            def each(j):
-                with tf.control_dependencies(one_record([t[j] for t in records])):
-                    return j + 1
-
-            done = while_loop(lambda j: j < count, each, [tf.constant(0)],
-                                       parallel_iterations=1)[0]
-            with tf.control_dependencies([done]):
-                counted = self.done.assign_add(tf.cast(count, tf.int64), read_value=False)
-            with tf.control_dependencies([counted]):
-                return i + 1
+                return left - 1
 
         with tf.name_scope(self._name + "_host"):
-            self.host_loop = while_loop(
-                lambda i: i < self.runs_per_call, body_block if block > 1 else body_single,
-                [tf.constant(0)], parallel_iterations=1)[0]
+            take = tf.clip_by_value(self._queue.size(), 1,
+                                    max(1, min(self.bounds.host_chunk, self.capacity)))
+            ran = while_loop(lambda left: left > 0, each, [take], parallel_iterations=1)[0]
+            with tf.control_dependencies([ran]):
+                counted = self.done.assign_add(tf.cast(take, tf.int64), read_value=False)
+            with tf.control_dependencies([counted]):
+                self.host_run = tf.identity(take, name="records_taken")
         new_writers = [op for op in _writer_init_ops() if op not in writers_before]
         suffix = uuid.uuid4().hex[:12]
         for op in new_writers:  # a later train() on a rank's server must not find them
@@ -268,7 +256,6 @@ class HostCallHook(tf.compat.v1.train.SessionRunHook):
 
     def __init__(self, outfeed):
         self._outfeed = outfeed
-        self._chunk = outfeed.bounds.host_chunk
         self._flush_every = outfeed.bounds.flush_every_secs
         self._thread = None
         self._flusher = None
@@ -307,10 +294,14 @@ class HostCallHook(tf.compat.v1.train.SessionRunHook):
                     {self._outfeed.event_to_import: event.SerializeToString()})
 
     def _drain(self, session):
-        feed = {self._outfeed.runs_per_call: self._outfeed.runs_for(self._chunk)}
+        pause = self._outfeed.bounds.host_pause_secs
         try:
             while True:
-                session.run(self._outfeed.host_loop, feed)
+                taken = session.run(self._outfeed.host_run)
+                if taken < self._outfeed.block and pause:
+                    # The device is ahead of nothing: let records gather, so the
+                    # next run takes a block without a wake-up per record.
+                    time.sleep(pause)
         except (tf.errors.OutOfRangeError, tf.errors.CancelledError):
             return  # queue closed and drained, or the session went away
         except BaseException as e:  # pylint: disable=broad-except

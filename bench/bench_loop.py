@@ -24,6 +24,12 @@ the same input pipeline for every variant):
              100 iterations (get_next inside the body, parallel_iterations=1):
              the limit of what an in-graph loop can reach. Its host_call column
              writes the two scalars with tf.summary ops inside the loop body.
+             Its gradients never need the loss's value, so without a host_call
+             this loop never computes the loss.
+  bare_loss  the bare loop reporting its loss: each step's loss is carried out
+             as a loop variable and every run fetches the last one, as
+             TPUEstimator's training loop does and as every Estimator reports
+             it (the loss is computed each step; no NaN check).
   keras100   Keras Model.fit(steps_per_execution=100) on the same layers, loss,
              optimizer, data and batch (TF2 eager, its traced train function).
              No host_call column (Keras has no host_call).
@@ -38,8 +44,10 @@ second and later calls: Keras's fit reuses its traced function, NPUEstimator's
 train() rebuilds its graph, starts a session, restores the checkpoint and
 writes a final one, as every Estimator call does. For NPUEstimator the parts
 of each call are printed (build: train() to the hooks'
-begin; session: to after_create_session; first run: to the first after_run;
-steps; tail: last after_run to train() returning).
+begin; session: to after_create_session; first run: to the first after_run,
+which makes the run's 100 steps; steps; tail: last after_run to train()
+returning). The table's "first run beyond its steps" is the first run less
+100 steps at the rate of the call's later runs: what starting the loop costs.
 
 Models: tiny (dense 10->1, batch 32, MSE), mlp (784-512-512-10 relu, batch 128,
 softmax CE), conv (28x28x1: conv3x3x16, pool, conv3x3x32, pool, dense 10,
@@ -59,7 +67,9 @@ log_step_count_steps=10**9). Every run gets a fresh temporary model_dir.
 
 Input: synthetic numpy data, from_tensor_slices -> batch(drop_remainder) ->
 cache -> repeat -> prefetch(2): after the first epoch every batch comes from
-memory, so the pipeline costs little and the same for all variants.
+memory, so the pipeline costs little and the same for all variants. The
+arrays are made once per process (as a script loads its data once); each
+input_fn call builds the pipeline over them again, as Estimators call it.
 
 The table per model: steps/s without and with host_call, the ratio of each to
 the plain Estimator and to the bare loop ("no host_call / host_call"), and the
@@ -90,7 +100,8 @@ from npu_bridge.npu_init import NPUEstimator, NPUEstimatorSpec, NPURunConfig  # 
 ModeKeys = tf.estimator.ModeKeys
 NEVER = 10 ** 9
 BARE_LOOP = 100
-VARIANTS = ("estimator", "tpu", "npu1", "npu10", "npu100", "npu1000", "bare", "keras100")
+VARIANTS = ("estimator", "tpu", "npu1", "npu10", "npu100", "npu1000", "bare", "bare_loss",
+            "keras100")
 KERAS_EXECUTION = 100
 CALL_VARIANTS = ("npu100", "keras100")
 LEARNING_RATE = 0.01
@@ -113,8 +124,17 @@ class Model(object):
         self.name, self.x_shape, self.n_classes, self.batch = name, x_shape, n_classes, batch
         self.build, self.per_run, self.looped = build, per_run, looped
         self.keras, self.calls = keras, calls
+        self._data = {}
 
     def numpy_data(self, n_batches=32, seed=0):
+        """The model's synthetic arrays, made once per process, as a script loads its
+        data once and builds its pipeline from it in each input_fn call."""
+        key = (n_batches, seed)
+        if key not in self._data:
+            self._data[key] = self._make_data(n_batches, seed)
+        return self._data[key]
+
+    def _make_data(self, n_batches, seed):
         rng = np.random.RandomState(seed)
         n = n_batches * self.batch
         x = rng.standard_normal((n,) + self.x_shape).astype(np.float32)
@@ -290,7 +310,7 @@ class SaveTimer(tf.compat.v1.train.CheckpointSaverListener):
 def loop_size(variant):
     if variant.startswith("npu"):
         return int(variant[3:])
-    return {"bare": BARE_LOOP, "keras100": KERAS_EXECUTION}.get(variant, 1)
+    return {"bare": BARE_LOOP, "bare_loss": BARE_LOOP, "keras100": KERAS_EXECUTION}.get(variant, 1)
 
 
 def measured_steps(model, variant, scale):
@@ -328,15 +348,21 @@ def run_estimator(variant, model, host_call, steps, workdir):
     return hook.result()
 
 
-def run_bare(model, host_call, steps, workdir):
-    """(steps/s, CPU us/step) of a tf.compat.v1.Session running while_v2 loops of BARE_LOOP steps."""
+def run_bare(model, host_call, steps, workdir, report_loss=False):
+    """(steps/s, CPU us/step) of a tf.compat.v1.Session running while_v2 loops of BARE_LOOP steps.
+
+    ``report_loss``: the loop also carries each step's loss out as a loop
+    variable and every run fetches the last one (as TPUEstimator's training
+    loop does): a loop that trains and reports its loss, which the plain
+    loop's gradients alone do not compute.
+    """
     with tf.Graph().as_default():
         iterator = tf.compat.v1.data.make_initializable_iterator(make_dataset(model, model.batch))
         global_step = tf.compat.v1.train.get_or_create_global_step()
         writer = (tf.compat.v2.summary.create_file_writer(os.path.join(workdir, "host_call"))
                   if host_call else None)
 
-        def body(i):
+        def body(i, *unused_loss):
             features, labels = iterator.get_next()
             loss, train_op = train_step(model, features, labels)
             after = [train_op]
@@ -347,9 +373,10 @@ def run_bare(model, host_call, steps, workdir):
                     after.append(tf.compat.v2.summary.scalar("step", step, step=step))
                     after.append(tf.compat.v2.summary.scalar("loss", loss, step=step))
             with tf.control_dependencies(after):
-                return i + 1
+                return (i + 1, tf.identity(loss)) if report_loss else i + 1
 
-        loop = while_v2.while_loop(lambda i: i < BARE_LOOP, body, [tf.constant(0)],
+        first = [tf.constant(0), tf.constant(0.0)] if report_loss else [tf.constant(0)]
+        loop = while_v2.while_loop(lambda i, *unused_loss: i < BARE_LOOP, body, first,
                                    parallel_iterations=1)
         init = [tf.compat.v1.global_variables_initializer(),
                 tf.compat.v1.local_variables_initializer(), iterator.initializer]
@@ -406,8 +433,8 @@ def measure(variant, model, host_call, scale):
     workdir = tempfile.mkdtemp(prefix="bench_loop_")
     try:
         steps = measured_steps(model, variant, scale)
-        if variant == "bare":
-            return run_bare(model, host_call, steps, workdir)
+        if variant in ("bare", "bare_loss"):
+            return run_bare(model, host_call, steps, workdir, report_loss=variant == "bare_loss")
         return run_estimator(variant, model, host_call, steps, workdir)
     finally:
         # Estimators keep a FileWriter (and its thread) per model_dir open in a
@@ -457,11 +484,17 @@ class Caller(object):
         start = time.perf_counter()
         self._est.train(input_fn_for(self.model), hooks=[hook], steps=self.steps)
         end = time.perf_counter()
-        return end - start, {"build": hook.begin_t - start,
-                             "session": hook.session_t - hook.begin_t,
-                             "first run": hook.first_t - hook.session_t,
-                             "steps": hook.last_t - hook.first_t,
-                             "tail": end - hook.last_t}
+        phases = {"build": hook.begin_t - start,
+                  "session": hook.session_t - hook.begin_t,
+                  "first run": hook.first_t - hook.session_t,
+                  "steps": hook.last_t - hook.first_t,
+                  "tail": end - hook.last_t}
+        first_steps = min(loop_size(self.variant), self.steps)
+        later_steps = self.steps - first_steps
+        phases["first run beyond its steps"] = (
+            phases["first run"] - first_steps * phases["steps"] / later_steps
+            if later_steps else float("nan"))
+        return end - start, phases
 
 
 def run_calls(model, lengths, repeat):
@@ -486,7 +519,7 @@ def run_calls(model, lengths, repeat):
             npu_wall, npu_parts = best["npu100"]
             rows.append("| %s | %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |" % (
                 length, steps, npu_wall, keras, keras / npu_wall,
-                npu_parts["build"] + npu_parts["session"], npu_parts["first run"],
+                npu_parts["build"] + npu_parts["session"], npu_parts["first run beyond its steps"],
                 npu_parts["tail"]))
     finally:
         tf.compat.v1.summary.FileWriterCache.clear()
@@ -494,7 +527,8 @@ def run_calls(model, lengths, repeat):
     return "\n".join([
         "### %s (batch %d): whole calls, best of %d" % (model.name, model.batch, repeat), "",
         "| call | steps | NPUEstimator N=100 s | Keras fit(steps_per_execution=100) s "
-        "| NPU speed vs Keras | NPU build + session s | NPU first run s | NPU tail s |",
+        "| NPU speed vs Keras | NPU build + session s | NPU first run beyond its steps s "
+        "| NPU tail s |",
         "|---|---:|---:|---:|---:|---:|---:|---:|"] + rows)
 
 
@@ -524,6 +558,7 @@ def _estimator_version():
 
 LABELS = {"estimator": "Estimator", "tpu": "TPUEstimator(use_tpu=False)",
           "bare": "bare Session + while_v2(%d)" % BARE_LOOP,
+          "bare_loss": "bare while_v2(%d) reporting its loss" % BARE_LOOP,
           "keras100": "Keras fit(steps_per_execution=%d)" % KERAS_EXECUTION}
 
 
@@ -539,18 +574,22 @@ def table(model, variants, results):
     """Markdown table of results[(variant, host_call)] = steps/s."""
     ref = {hc: results.get(("estimator", hc)) for hc in (False, True)}
     bare = {hc: results.get(("bare", hc)) for hc in (False, True)}
+    bare_loss = {hc: results.get(("bare_loss", hc)) for hc in (False, True)}
     keras = results.get(("keras100", False))
     lines = ["### %s (batch %d)" % (model.name, model.batch), "",
              "| variant | steps/s | steps/s host_call | vs Estimator (no hc / hc) "
-             "| vs bare loop (no hc / hc) | vs Keras fit (no hc) | host_call overhead |",
-             "|---|---:|---:|---:|---:|---:|---:|"]
+             "| vs bare loop (no hc / hc) | vs bare loop reporting its loss (no hc / hc) "
+             "| vs Keras fit (no hc) | host_call overhead |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for v in variants:
         off, on = results.get((v, False)), results.get((v, True))
         overhead = "%+.0f%%" % (100.0 * (off / on - 1)) if off and on else "-"
-        lines.append("| %s | %s | %s | %s / %s | %s / %s | %s | %s |" % (
+        lines.append("| %s | %s | %s | %s / %s | %s / %s | %s / %s | %s | %s |" % (
             label(v), "%.0f" % off if off else "-", "%.0f" % on if on else "-",
             _ratio(off, ref[False]), _ratio(on, ref[True]),
-            _ratio(off, bare[False]), _ratio(on, bare[True]), _ratio(off, keras), overhead))
+            _ratio(off, bare[False]), _ratio(on, bare[True]),
+            _ratio(off, bare_loss[False]), _ratio(on, bare_loss[True]),
+            _ratio(off, keras), overhead))
     return "\n".join(lines)
 
 

@@ -67,7 +67,8 @@ log_step_count_steps=10**9). Every run gets a fresh temporary model_dir.
 
 Input: synthetic numpy data, from_tensor_slices -> batch(drop_remainder) ->
 cache -> repeat -> prefetch(2): after the first epoch every batch comes from
-memory, so the pipeline costs little and the same for all variants. The
+memory, so the pipeline costs little and the same for all variants;
+tf.data's autotuning is off (nothing to tune; see make_dataset). The
 arrays are made once per process (as a script loads its data once); each
 input_fn call builds the pipeline over them again, as Estimators call it.
 
@@ -196,10 +197,20 @@ MODELS = {
 
 
 def make_dataset(model, batch):
-    """The one input pipeline every variant uses."""
+    """The one input pipeline every variant uses.
+
+    It has nothing for tf.data to tune (a fixed prefetch, no parallel map), so
+    the autotuning thread is off: in TensorFlow 2.15 destroying an iterator
+    waits for that thread's current sleep, which doubles up to 60 s, and Keras's
+    fit() destroys its iterator at the end of every call (calls of exactly
+    5.11 and 10.23 s were seen with it on; docs/device_loop.md).
+    """
     x, y = model.numpy_data()
+    options = tf.data.Options()
+    options.autotune.enabled = False
     return (tf.data.Dataset.from_tensor_slices((x, y))
-            .batch(batch, drop_remainder=True).cache().repeat().prefetch(2))
+            .batch(batch, drop_remainder=True).cache().repeat().prefetch(2)
+            .with_options(options))
 
 
 def input_fn_for(model):

@@ -209,3 +209,32 @@ def test_scaffold_built_in_model_fn_is_honoured_in_the_loop(tmp_path):
     metrics = est.evaluate(dataset_input_fn(), steps=9)
     assert metrics["counter"] == 5.0 and metrics["global_step"] == 36
     assert calls == [("train", True)]  # init_fn runs when nothing is restored, as in TF
+
+
+def test_a_lifted_local_init_op_runs_after_the_local_initialisers_it_waited_on():
+    """In the body, ``assign`` waited for local_variables_initializer(); its copy outside
+    must too (grouped beside the initialiser, the two ran in either order and the
+    counter sometimes ended at 0)."""
+    from npu_bridge.device_loop.scaffolds import lift
+    from npu_bridge.tf_private.graph import while_loop
+
+    with tf.Graph().as_default() as graph:
+        built = {}
+
+        def body(left):
+            counter = tf.compat.v1.get_variable(
+                "counter", [], initializer=tf.constant_initializer(0.0), trainable=False,
+                collections=[tf.compat.v1.GraphKeys.LOCAL_VARIABLES], use_resource=True)
+            with tf.control_dependencies([tf.compat.v1.local_variables_initializer()]):
+                built["assign"] = counter.assign(5.0, read_value=False)
+            built["counter"] = counter
+            return left - 1
+
+        while_loop(lambda left: left > 0, body, [tf.constant(1)])
+        lifted = lift(built["assign"], graph, tf.compat.v1.GraphKeys.LOCAL_VARIABLES)
+        initialiser = built["counter"].initializer
+        assert initialiser in lifted.control_inputs
+        with tf.compat.v1.Session() as session:
+            for _ in range(20):  # each run: the initialiser, then the copy
+                session.run(lifted)
+                assert session.run(built["counter"].read_value()) == 5.0

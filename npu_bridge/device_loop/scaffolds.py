@@ -23,7 +23,8 @@ the scaffold the session really uses.
 import tensorflow as tf
 
 from npu_bridge.tf_private.checkpoint import saver_like
-from npu_bridge.tf_private.graph import control_captures, remove_control_inputs
+from npu_bridge.tf_private.graph import (
+    add_control_inputs, control_captures, remove_control_inputs)
 
 _SCAFFOLD_OPS = ("init_op", "ready_op", "ready_for_local_init_op", "local_init_op",
                  "summary_op")
@@ -96,13 +97,16 @@ def lift(item, graph, initialises=None):
     input_map = {name + ":0": external for name, external in captured.items()
                  if name in needed}
     with graph.as_default():
+        before = set(graph.get_operations())
         lifted, = tf.compat.v1.import_graph_def(
             part, input_map=input_map, return_elements=[item.name], name="npu_scaffold")
         lost = _lost_initialisers(body, initialises)
-        if lost:
-            with tf.control_dependencies(lost):
-                lifted = (tf.group(lifted) if isinstance(lifted, tf.Operation)
-                          else tf.identity(lifted))
+        # Every op of the copy waits for them, as the body's op did: a group of the
+        # copy and the initialisers would run them in any order, and an
+        # initialiser running last would undo what the copy assigned.
+        for op in graph.get_operations():
+            if op not in before:
+                add_control_inputs(op, lost)
     return lifted
 
 

@@ -359,40 +359,49 @@ def run_estimator(variant, model, host_call, steps, workdir):
     return hook.result()
 
 
-def run_bare(model, host_call, steps, workdir, report_loss=False):
-    """(steps/s, CPU us/step) of a tf.compat.v1.Session running while_v2 loops of BARE_LOOP steps.
+def build_bare_loop(model, logdir=None, report_loss=False):
+    """In the default graph: (loop, init ops, global_step, writer flush op or None) of
+    the bare while_v2 loop.
 
-    ``report_loss``: the loop also carries each step's loss out as a loop
-    variable and every run fetches the last one (as TPUEstimator's training
-    loop does): a loop that trains and reports its loss, which the plain
-    loop's gradients alone do not compute.
+    ``logdir``: the loop body writes the host_call's two scalars there with
+    summary ops. ``report_loss``: the loop also carries each step's loss out as
+    a loop variable, fetched with the counter (as TPUEstimator's training loop
+    does): a loop that trains and reports its loss, which the plain loop's
+    gradients alone do not compute.
     """
-    with tf.Graph().as_default():
-        iterator = tf.compat.v1.data.make_initializable_iterator(make_dataset(model, model.batch))
-        global_step = tf.compat.v1.train.get_or_create_global_step()
-        writer = (tf.compat.v2.summary.create_file_writer(os.path.join(workdir, "host_call"))
-                  if host_call else None)
+    iterator = tf.compat.v1.data.make_initializable_iterator(make_dataset(model, model.batch))
+    global_step = tf.compat.v1.train.get_or_create_global_step()
+    writer = tf.compat.v2.summary.create_file_writer(logdir) if logdir else None
 
-        def body(i, *unused_loss):
-            features, labels = iterator.get_next()
-            loss, train_op = train_step(model, features, labels)
-            after = [train_op]
-            if writer is not None:
-                with tf.control_dependencies([train_op]):
-                    step = tf.cast(global_step.read_value(), tf.int64)
-                with writer.as_default(), tf.compat.v2.summary.record_if(True):
-                    after.append(tf.compat.v2.summary.scalar("step", step, step=step))
-                    after.append(tf.compat.v2.summary.scalar("loss", loss, step=step))
-            with tf.control_dependencies(after):
-                return (i + 1, tf.identity(loss)) if report_loss else i + 1
-
-        first = [tf.constant(0), tf.constant(0.0)] if report_loss else [tf.constant(0)]
-        loop = while_v2.while_loop(lambda i, *unused_loss: i < BARE_LOOP, body, first,
-                                   parallel_iterations=1)
-        init = [tf.compat.v1.global_variables_initializer(),
-                tf.compat.v1.local_variables_initializer(), iterator.initializer]
+    def body(i, *unused_loss):
+        features, labels = iterator.get_next()
+        loss, train_op = train_step(model, features, labels)
+        after = [train_op]
         if writer is not None:
-            init.append(writer.init())
+            with tf.control_dependencies([train_op]):
+                step = tf.cast(global_step.read_value(), tf.int64)
+            with writer.as_default(), tf.compat.v2.summary.record_if(True):
+                after.append(tf.compat.v2.summary.scalar("step", step, step=step))
+                after.append(tf.compat.v2.summary.scalar("loss", loss, step=step))
+        with tf.control_dependencies(after):
+            return (i + 1, tf.identity(loss)) if report_loss else i + 1
+
+    first = [tf.constant(0), tf.constant(0.0)] if report_loss else [tf.constant(0)]
+    loop = while_v2.while_loop(lambda i, *unused_loss: i < BARE_LOOP, body, first,
+                               parallel_iterations=1)
+    init = [tf.compat.v1.global_variables_initializer(),
+            tf.compat.v1.local_variables_initializer(), iterator.initializer]
+    if writer is not None:
+        init.append(writer.init())
+    return loop, init, global_step, writer.flush() if writer is not None else None
+
+
+def run_bare(model, host_call, steps, workdir, report_loss=False):
+    """(steps/s, CPU us/step) of a tf.compat.v1.Session running while_v2 loops of
+    BARE_LOOP steps (``build_bare_loop``)."""
+    with tf.Graph().as_default():
+        loop, init, global_step, flush = build_bare_loop(
+            model, os.path.join(workdir, "host_call") if host_call else None, report_loss)
         config = run_config_lib.RunConfig().session_config  # the Estimators' default
         with tf.compat.v1.Session(config=config) as sess:
             sess.run(init)
@@ -401,8 +410,8 @@ def run_bare(model, host_call, steps, workdir, report_loss=False):
             step_start = sess.run(global_step)
             for _ in range(steps // BARE_LOOP):
                 sess.run(loop)
-            if writer is not None:
-                sess.run(writer.flush())
+            if flush is not None:
+                sess.run(flush)
             step_stop = sess.run(global_step)
             elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     assert step_stop - step_start == steps, (step_start, step_stop, steps)

@@ -31,7 +31,6 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 import tensorflow as tf  # noqa: E402
 from tensorflow.core.protobuf import config_pb2  # noqa: E402
-from tensorflow.python.ops import while_v2  # noqa: E402
 
 import bench_loop  # noqa: E402
 from npu_bridge.device_loop import outfeed  # noqa: E402
@@ -124,31 +123,11 @@ def npu_runs(model, runs, host_call=False):
 def bare_runs(model, runs, host_call=False):
     traced = []
     with tf.Graph().as_default():
-        iterator = tf.compat.v1.data.make_initializable_iterator(
-            bench_loop.make_dataset(model, model.batch))
-        global_step = tf.compat.v1.train.get_or_create_global_step()
-        writer = (tf.compat.v2.summary.create_file_writer(tempfile.mkdtemp(prefix="profile_"))
-                  if host_call else None)
-
-        def body(i):
-            features, labels = iterator.get_next()
-            loss, train_op = bench_loop.train_step(model, features, labels)
-            after = [train_op]
-            if writer is not None:
-                with tf.control_dependencies([train_op]):
-                    step = tf.cast(global_step.read_value(), tf.int64)
-                with writer.as_default(), tf.compat.v2.summary.record_if(True):
-                    after.append(tf.compat.v2.summary.scalar("step", step, step=step))
-                    after.append(tf.compat.v2.summary.scalar("loss", loss, step=step))
-            with tf.control_dependencies(after):
-                return i + 1
-
-        loop = while_v2.while_loop(lambda i: i < STEPS, body, [tf.constant(0)],
-                                   parallel_iterations=1)
+        loop, init, _, _ = bench_loop.build_bare_loop(
+            model, tempfile.mkdtemp(prefix="profile_") if host_call else None)
         config = bench_loop.run_config_lib.RunConfig().session_config
         with tf.compat.v1.Session(config=config) as sess:
-            sess.run([tf.compat.v1.global_variables_initializer(), iterator.initializer]
-                     + ([writer.init()] if writer is not None else []))
+            sess.run(init)
             sess.run(loop)
             sess.run(loop)
             for _ in range(runs):

@@ -6,7 +6,8 @@ lives in the graph. A host thread runs an in-graph *host loop*: every
 HOST_CHUNK) and runs fn's ops on each record in order. After a run that took
 fewer than HOST_BLOCK records the thread sleeps HOST_PAUSE_SECS, so that on a
 fast device records leave in blocks rather than waking the host once per
-step (each wake-up costs more than fn's ops for a small record). The queue
+step (a host that caught up woke once per record, which cost more CPU than
+it saved). The queue
 bound keeps memory fixed whatever iterations_per_loop is; the device only
 waits when the host is a full queue behind.
 

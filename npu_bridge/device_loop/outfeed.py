@@ -5,11 +5,10 @@ lives in the graph. A host thread runs an in-graph *host loop*: every
 ``Session.run`` of it takes the records that are there (at least one, at most
 HOST_CHUNK) and runs fn's ops on each record in order. After a run that took
 fewer than HOST_BLOCK records the thread sleeps HOST_PAUSE_SECS, so that on a
-fast device records leave in blocks rather than waking the host once per
-step (a host that caught up woke once per record, which cost more CPU than
-it saved). The queue
-bound keeps memory fixed whatever iterations_per_loop is; the device only
-waits when the host is a full queue behind.
+fast device records leave in blocks rather than waking the host once per step
+(a host that caught up woke once per record, which cost more CPU than it
+saved). The queue bound keeps memory fixed whatever iterations_per_loop is;
+the device only waits when the host is a full queue behind.
 
 When records are on disk: a flusher thread flushes fn's writers about every
 FLUSH_EVERY_SECS while records arrive. Two counters (records the device sent,
@@ -47,10 +46,7 @@ QUEUE_BYTES_BUDGET = 64 * 1024 * 1024
 MAX_QUEUE_RECORDS = 1024
 MIN_QUEUE_RECORDS = 2
 HOST_CHUNK = 1024  # at most this many records per host Session.run
-# After a host run that took fewer records than this (or half the queue), the
-# host thread sleeps HOST_PAUSE_SECS before the next: records then leave in
-# blocks rather than one wake-up of the host per device step.
-HOST_BLOCK = 64
+HOST_BLOCK = 64  # a smaller take (or under half the queue) makes the host pause
 HOST_PAUSE_SECS = 0.004
 # fn's writers are flushed this often while records arrive, so what is on disk
 # trails the device by about this much (and at every checkpoint, not at all).

@@ -16,7 +16,9 @@ import tensorflow as tf
 
 from conftest import dataset_input_fn
 from distributed_util import launch, run_single
+from npu_bridge.device_loop.scaffolds import lift
 from npu_bridge.npu_init import NPUEstimator, NPUEstimatorSpec, NPURunConfig
+from npu_bridge.tf_private.graph import while_loop
 
 pytestmark = pytest.mark.timeout(400)
 
@@ -215,9 +217,6 @@ def test_a_lifted_local_init_op_runs_after_the_local_initialisers_it_waited_on()
     """In the body, ``assign`` waited for local_variables_initializer(); its copy outside
     must too (grouped beside the initialiser, the two ran in either order and the
     counter sometimes ended at 0)."""
-    from npu_bridge.device_loop.scaffolds import lift
-    from npu_bridge.tf_private.graph import while_loop
-
     with tf.Graph().as_default() as graph:
         built = {}
 

@@ -18,7 +18,9 @@ hold the exact graph of each checkpoint, are written as by the stock hook,
 except one: the stock hook saves a checkpoint as each session starts; when the
 session restored model_dir's latest checkpoint, at the step it starts at, and
 the graph is unchanged (the usual second train() call), that checkpoint is on
-disk already and is not written again (the listeners are still called).
+disk already and is not written again (the listeners are still called). The
+``.meta`` bytes are serialised once per session, on a thread as it starts, and
+written by each save (``meta_graph_file``).
 
 When a checkpoint is due is decided from the global step after each run, read
 after the device loop, so that every rank decides the same at the same run:
@@ -39,6 +41,7 @@ from tensorflow.core.framework import tensor_pb2
 from npu_bridge.tf_private.graph import create_meta_graph_def
 
 from npu_bridge.core.graph_text import write_graph_text
+from npu_bridge.core.meta_graph_file import PreparedMetaGraph
 from npu_bridge.distributed.cluster import runtime
 from npu_bridge.distributed.collectives import collectives
 from npu_bridge.distributed.optimizers import sharded_slots
@@ -143,6 +146,7 @@ class CheckpointSaverHook(tf.compat.v1.train.CheckpointSaverHook):
     """
 
     _pbtxt_writer = None
+    _meta_graph = None  # the session's PreparedMetaGraph, or None: saves serialise it
 
     def __init__(self, checkpoint_dir, save_secs=None, save_steps=None, step_after_run=None,
                  **kwargs):
@@ -185,6 +189,9 @@ class CheckpointSaverHook(tf.compat.v1.train.CheckpointSaverHook):
     def after_create_session(self, session, coord):
         global_step = session.run(self._global_step_tensor)
         graph = tf.compat.v1.get_default_graph()
+        saver = self._get_saver()
+        self._meta_graph = (PreparedMetaGraph(saver, graph) if self._save_graph_def
+                            and PreparedMetaGraph.usable(saver, graph) else None)
         graph_def = graph.as_graph_def(add_shapes=True)
         graph_changed = self._graph_changed(graph_def)
         if graph_changed:
@@ -193,7 +200,6 @@ class CheckpointSaverHook(tf.compat.v1.train.CheckpointSaverHook):
                     target=write_graph_text, name="npu_bridge_graph_pbtxt",
                     args=(graph_def, self._checkpoint_dir, "graph.pbtxt"))
                 self._pbtxt_writer.start()
-            saver = self._get_saver()
             self._summary_writer.add_graph(graph)
             self._summary_writer.add_meta_graph(create_meta_graph_def(
                 graph_def=graph_def, saver_def=saver.saver_def if saver else None))
@@ -202,6 +208,24 @@ class CheckpointSaverHook(tf.compat.v1.train.CheckpointSaverHook):
         else:
             self._save(session, global_step)  # the state at "global_step", as the stock hook
         self._timer.update_last_triggered_step(global_step)
+
+    def _save(self, session, step):
+        """The stock hook's save, with the ``.meta`` file prepared as the session started."""
+        if self._meta_graph is None:
+            return super(CheckpointSaverHook, self)._save(session, step)
+        for listener in self._listeners:
+            listener.before_save(session, step)
+        tf.compat.v1.logging.info("Saving checkpoints for %d into %s.", step, self._save_path)
+        path = self._get_saver().save(session, self._save_path, global_step=step,
+                                      write_meta_graph=False)
+        self._meta_graph.write(path)
+        self._summary_writer.add_session_log(tf.compat.v1.SessionLog(
+            status=tf.compat.v1.SessionLog.CHECKPOINT, checkpoint_path=self._save_path), step)
+        stop = [listener for listener in self._listeners if listener.after_save(session, step)]
+        for listener in stop:
+            tf.compat.v1.logging.info("Training stops: checkpoint listener %r asked for it "
+                                      "after saving step %d.", listener, step)
+        return bool(stop)
 
     def _already_on_disk(self, graph, global_step, graph_changed):
         """Whether the checkpoint the stock hook would write now is model_dir's latest already.

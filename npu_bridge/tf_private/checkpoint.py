@@ -7,6 +7,9 @@
 * ``op_list_to_dict``: the checkpoint name of each variable a Saver would
   save; the shape check before a restore compares them with the checkpoint
   (``core.checkpoint_shapes``).
+* ``saver_saves_nothing``: whether a Saver was built over no values (its
+  ``_is_empty``); such a save names no checkpoint for a prepared ``.meta``
+  file (``core.meta_graph_file``).
 
 If these change, sharded slots stay out of checkpoints and the shape check
 cannot run: importing this module fails then.
@@ -48,3 +51,9 @@ def saver_like(saver):
         allow_empty=saver._allow_empty, write_version=saver._write_version,
         pad_step_number=saver._pad_step_number,
         save_relative_paths=saver._save_relative_paths, filename=saver._filename)
+
+
+def saver_saves_nothing(saver):
+    """Whether ``saver`` (a ``tf.compat.v1.train.Saver``) has no values to save
+    (built with ``allow_empty`` over nothing): its ``save`` then returns no path."""
+    return bool(getattr(saver, "_is_empty", False))

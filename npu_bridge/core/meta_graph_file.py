@@ -13,8 +13,9 @@ MetaGraphDef can only change through its collections, which stay open.
 session starts, while the first device loop runs, and each save writes those
 bytes, the same ones ``Saver.export_meta_graph`` would write (a test compares
 them) except for collection entries naming ops of a device loop's body, which
-no importer could resolve (``_drop_names_of_loop_bodies``). A save that finds the collections grown or shrunk since, the thread not
-done, or its work failed, serialises again in place, as the stock save does.
+no importer could resolve (``_drop_names_of_loop_bodies``). A save waits for
+the thread if it has not finished; it serialises again in place, as the stock
+save does, when a collection has grown or shrunk since or the thread failed.
 """
 
 import re

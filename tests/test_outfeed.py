@@ -82,8 +82,10 @@ def test_one_host_run_takes_every_queued_record_in_order_then_ends_on_a_closed_q
             assert session.run(seen) == b"1,2,3,4,5,6,7,"
             assert tuple(session.run(outfeed.progress)) == (7, 7)
             session.run(send, {value: 8})
-            session.run(outfeed.close)
-            assert session.run(outfeed.host_run) == 1  # what was left before the close
+            session.run(outfeed.close)  # as the host thread runs it first: closes nothing
+            session.run(send, {value: 9})
+            session.run(outfeed.close, {outfeed.closing: True})
+            assert session.run(outfeed.host_run) == 2  # what was left before the close
             with pytest.raises(tf.errors.OutOfRangeError):
                 session.run(outfeed.host_run)
-            assert session.run(seen) == b"1,2,3,4,5,6,7,8,"
+            assert session.run(seen) == b"1,2,3,4,5,6,7,8,9,"

@@ -239,15 +239,14 @@ class Outfeed(object):
         # end() closes the queue (a first run of it took 0.12-0.63 s on ranks,
         # at the end of every train(), where the other ranks wait for it).
         self.closing = tf.compat.v1.placeholder_with_default(False, [], self._name + "_closing")
-        self.close = tf.cond(self.closing,
-                             lambda: self._close_op(cancel_pending_enqueues=False),
-                             tf.no_op, name=self._name + "_close")
+
+        def close_queue():
+            with tf.control_dependencies([self._queue.close(cancel_pending_enqueues=False)]):
+                return tf.no_op()
+
+        self.close = tf.cond(self.closing, close_queue, tf.no_op, name=self._name + "_close")
         self.abort = self._queue.close(cancel_pending_enqueues=True)
         return self
-
-    def _close_op(self, cancel_pending_enqueues):
-        with tf.control_dependencies([self._queue.close(cancel_pending_enqueues)]):
-            return tf.no_op()
 
 
 class HostCallHook(tf.compat.v1.train.SessionRunHook):

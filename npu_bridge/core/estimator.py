@@ -14,6 +14,7 @@ from npu_bridge.core import checkpoint_saver, checkpoint_shapes, model_dir_lock
 from npu_bridge.core.config import NPURunConfig
 from npu_bridge.core import user_errors
 from npu_bridge.core.session_closing import CloseBehindHook
+from npu_bridge.core.session_runs import CachedRunsHook
 from npu_bridge.core.graceful_stop import (EvaluationInterrupted, GracefulStop,
                                            StopEvaluationOnSignalHook, StopOnSignalHook)
 from npu_bridge.debugging import estimator_hooks as debugging
@@ -172,7 +173,7 @@ class NPUEstimator(estimator_lib.Estimator):
                                                 outer_hooks=hooks)
             limit, align = loop_hooks.training_loop_hooks(plan, program.loop)
             hooks = list(hooks) + limit
-            worker_hooks = (list(program.hooks) + debugging.training_hooks(
+            worker_hooks = ([CachedRunsHook()] + list(program.hooks) + debugging.training_hooks(
                 self._config, self._model_dir, plan, program.loop) + align
                             + [CloseBehindHook(program.input_release)])
             if program.loop is not None and plan.log_every:
@@ -240,7 +241,7 @@ class NPUEstimator(estimator_lib.Estimator):
         """Estimator.predict; a checkpoint of other shapes fails before it is restored,
         and the dump and overflow hooks the config asks for watch its batches."""
         hooks = list(hooks or []) + [
-            checkpoint_shapes.CheckpointShapesHook(self._model_dir, checkpoint_path)
+            CachedRunsHook(), checkpoint_shapes.CheckpointShapesHook(self._model_dir, checkpoint_path)
         ] + debugging.prediction_hooks(self._config, self._model_dir)
         return super(NPUEstimator, self).predict(
             input_fn, predict_keys=predict_keys, hooks=hooks, checkpoint_path=checkpoint_path,
@@ -280,7 +281,8 @@ class NPUEstimator(estimator_lib.Estimator):
     def _call_model_fn_eval(self, input_fn, config):
         plan = self._plan
         program = self._builder(plan).evaluate(self._call_input_fn(input_fn, ModeKeys.EVAL))
-        hooks = (list(program.hooks) + [loop_hooks.EvalStepLimitHook(plan, program.loop)]
+        hooks = ([CachedRunsHook()] + list(program.hooks)
+                 + [loop_hooks.EvalStepLimitHook(plan, program.loop)]
                  + debugging.evaluation_hooks(self._config, self._model_dir)
                  + [CloseBehindHook(program.input_release)])
         return (program.scaffold, program.spec.evaluation_hooks, hooks,

@@ -12,12 +12,18 @@
   taken out of it (its ``close()`` and ``__del__`` then do nothing) and closed
   and deleted elsewhere; ``core.session_closing`` closes sessions on a
   thread of its own this way.
+* ``FetchHandler``, ``make_callable``, ``call_reporting_errors``: what
+  ``Session.run`` does once per call (map the fetch structure to tensors and
+  back), the C++ callable for one set of feeds, fetches and targets, and the
+  error translation every run goes through; ``core.session_runs`` keeps the
+  first two per fetch structure so that a repeated run skips them.
 """
 
 from npu_bridge.tf_private import check_version, missing
 
 AREA = "session"
-check_version(AREA, "client.session.BaseSession.__init__/_session/_closed, "
+check_version(AREA, "client.session.BaseSession.__init__/_session/_closed/"
+              "_make_callable_from_options/_do_call, client.session._FetchHandler, "
               "TF_CloseSession, TF_DeleteSession, script_ops.FuncRegistry.__call__")
 
 try:
@@ -31,9 +37,19 @@ try:
     if not callable(getattr(FuncRegistry, "__call__", None)):
         raise AttributeError("FuncRegistry.__call__")
     _close_c_session, _delete_c_session = _c_session.TF_CloseSession, _c_session.TF_DeleteSession
+    FetchHandler = _session._FetchHandler  # pylint: disable=protected-access
+    for _name in ("_make_callable_from_options", "_do_call"):
+        if not callable(getattr(BaseSession, _name, None)):
+            raise AttributeError("BaseSession.%s" % _name)
+    from tensorflow.core.protobuf import config_pb2 as _config_pb2
 except (ImportError, AttributeError) as _error:
     raise missing(AREA, "BaseSession and the py_func registry", "plain Sessions of ranks "
                   "and the original types of errors raised in host_fn code", _error) from _error
+
+
+def is_closed(session):
+    """True once ``session`` was closed (or its C session taken)."""
+    return getattr(session, "_closed", True)
 
 
 def take_native_session(session):
@@ -56,3 +72,18 @@ def close_native_session(handle):
         _close_c_session(handle)
     finally:
         _delete_c_session(handle)
+
+
+def make_callable(session, feeds, fetches, targets):
+    """The session's C++ callable feeding ``feeds`` (tensors, in order), returning
+    the values of ``fetches`` (tensors, in order) and running ``targets`` (ops)."""
+    options = _config_pb2.CallableOptions(
+        feed=[t.name for t in feeds], fetch=[t.name for t in fetches],
+        target=[op.name for op in targets])
+    return session._make_callable_from_options(options)  # pylint: disable=protected-access
+
+
+def call_reporting_errors(session, fn, *args):
+    """``fn(*args)`` with errors raised as ``Session.run`` raises them (the failing
+    op named and located in the graph)."""
+    return session._do_call(fn, *args)  # pylint: disable=protected-access

@@ -7,7 +7,7 @@ import pytest
 import tensorflow as tf
 from tensorflow.core.protobuf import config_pb2
 
-from conftest import dataset_input_fn, linear_sgd_step
+from conftest import dataset_input_fn, linear_sgd_step, make_data
 from npu_bridge.core import session_runs
 from npu_bridge.npu_init import NPUEstimator, NPURunConfig, NPUEstimatorSpec
 from npu_bridge.tf_private import estimator as estimator_lib
@@ -146,3 +146,24 @@ def test_npu_estimator_trains_through_the_cached_run_with_exact_steps(tmp_path):
         assert [step for _, step in seen] == list(range(0, 20, n))
         results[n] = estimator.get_variable_value("w")
     np.testing.assert_allclose(results[1], results[5], rtol=1e-6)
+
+    class Probe(tf.compat.v1.train.SessionRunHook):
+        def after_run(self, run_context, run_values):
+            seen.append(isinstance(run_context.session.run, session_runs._CachedRun))  # pylint: disable=protected-access
+
+    seen.clear()
+    # 10 batches: two runs of 5 complete (a run that meets the end of data raises)
+    metrics = estimator.evaluate(dataset_input_fn(n=40, repeat=False), hooks=[Probe()])
+    assert metrics["global_step"] == 20 and len(seen) == 2 and all(seen)
+    seen.clear()
+
+    def predict_fn(features, labels, mode, params):
+        w = tf.compat.v1.get_variable("w", [4, 1])
+        return NPUEstimatorSpec(mode, predictions={"y": tf.matmul(features, w)})
+
+    predictor = NPUEstimator(predict_fn, config=NPURunConfig(model_dir=str(tmp_path / "5")))
+    predicted = list(predictor.predict(dataset_input_fn(n=8, repeat=False), hooks=[Probe()]))
+    assert len(predicted) == 8 and len(seen) == 2 and all(seen)  # two batches of 4
+    first = make_data(8)[0][:4]  # the features predicted first (dataset_input_fn's data)
+    np.testing.assert_allclose(np.stack([p["y"] for p in predicted[:4]]), first @ results[5],
+                               rtol=1e-5)

@@ -1,11 +1,11 @@
-"""Repeated runs of a training session skip the Python work of ``Session.run``.
+"""Repeated runs of an estimator's session skip the Python work of ``Session.run``.
 
 Every ``Session.run`` maps its fetch structure to tensors (``_FetchHandler``),
 checks and converts its feeds, and asks the C++ session for the executor of
 that set of feeds and fetches. A training session repeats a handful of fetch
 structures (the step's, the step plus a logging hook's...) thousands of times:
-at one step per run that mapping was a third of the Python time of a step on
-a small model (``docs/device_loop.md``, "What a step and a call cost").
+at one step per run that mapping was about a quarter of a step on a small
+model (``docs/device_loop.md``, "What a step and a call cost").
 
 ``CachedRunsHook`` replaces ``run`` on the session it is given (that instance
 only; the hooks' ``run_context.session`` is the same object) with one that
@@ -15,7 +15,7 @@ with the converted feeds. Errors are raised as ``Session.run`` raises them
 (``tf_private.session.call_reporting_errors``). Whatever is unusual takes
 ``Session.run``'s own path, which raises its own errors: run options asking
 for anything (tracing), fetches that are not tensors, ops or variables (names,
-sparse tensors), feeds of strings or of values that are not numbers, a fed
+sparse tensors), feeds of strings or of values that are not numbers or lists, a fed
 tensor that is also fetched, a closed session, a session on a remote target
 (ranks: their master's callables were never run here), and new structures
 once ``MAX_STRUCTURES`` are kept.
@@ -33,7 +33,9 @@ from npu_bridge.tf_private import session as session_lib
 MAX_STRUCTURES = 64
 
 _PLAIN = object()  # marks a structure whose runs take Session.run's own path
-_NUMBER_TYPES = (np.ndarray, np.generic, bool, int, float)
+# Feed values converted here as Session.run converts them (np.asarray to the
+# tensor's dtype); anything else, such as a TensorHandle, takes its path.
+_FEEDABLE_TYPES = (np.ndarray, np.generic, bool, int, float, list, tuple)
 
 
 def _structure_key(fetches):
@@ -129,9 +131,12 @@ def _converted(entry, values):
     would refuse or convert one differently."""
     args = []
     for tensor, dtype, value in zip(entry.feeds, entry.dtypes, values):
-        if not isinstance(value, _NUMBER_TYPES):
+        if not isinstance(value, _FEEDABLE_TYPES):
             return None
-        array = np.asarray(value, dtype=dtype)
+        try:
+            array = np.asarray(value, dtype=dtype)
+        except (TypeError, ValueError, OverflowError):
+            return None
         if isinstance(value, int) and not isinstance(value, bool) and array != value:
             return None  # out of the dtype's range: Session.run's TypeError
         if not tensor.shape.is_compatible_with(array.shape):
@@ -151,7 +156,8 @@ def install(session):
 
 
 class CachedRunsHook(tf.compat.v1.train.SessionRunHook):
-    """Installs the cached run on the training session as it is created."""
+    """Installs the cached run on the estimator's session (training, evaluation or
+    prediction) as it is created."""
 
     def after_create_session(self, session, coord):
         install(session)

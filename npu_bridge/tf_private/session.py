@@ -43,8 +43,9 @@ try:
             raise AttributeError("BaseSession.%s" % _name)
     from tensorflow.core.protobuf import config_pb2 as _config_pb2
 except (ImportError, AttributeError) as _error:
-    raise missing(AREA, "BaseSession and the py_func registry", "plain Sessions of ranks "
-                  "and the original types of errors raised in host_fn code", _error) from _error
+    raise missing(AREA, "BaseSession, its fetch handler and callables, and the py_func "
+                  "registry", "plain Sessions of ranks, the estimator's cached runs and the "
+                  "original types of errors raised in host_fn code", _error) from _error
 
 
 def is_closed(session):
@@ -58,7 +59,7 @@ def take_native_session(session):
     the caller must pass the handle to ``close_native_session``. None if it
     has no open C session."""
     handle = getattr(session, "_session", None)
-    if handle is None or getattr(session, "_closed", True):
+    if handle is None or is_closed(session):
         return None
     session._closed = True  # pylint: disable=protected-access
     session._session = None  # pylint: disable=protected-access

@@ -76,6 +76,11 @@ The table per model: steps/s without and with host_call, the ratio of each to
 the plain Estimator and to the bare loop ("no host_call / host_call"), and the
 host_call overhead = extra time per step in % (rate_without / rate_with - 1).
 The machine is small and noisy: use --repeat K (best of K) for numbers you keep.
+
+Kernels: every variant runs in this process on the same CPU kernels. Unless
+TF_ENABLE_ONEDNN_OPTS is set, that is oneDNN's, as npu_bridge's commands choose
+(npu_bridge.common.onednn); TF_ENABLE_ONEDNN_OPTS=0 measures Eigen's. The
+header line says which.
 """
 
 import argparse
@@ -89,6 +94,9 @@ import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
+from npu_bridge.common import onednn  # noqa: E402
+onednn.prefer_onednn(os.environ)  # every variant on the CPU kernels npu_bridge's commands pick
+
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 from tensorflow.python.ops import while_v2  # noqa: E402
@@ -97,6 +105,7 @@ from tensorflow_estimator.python.estimator.tpu import tpu_config  # noqa: E402
 from tensorflow_estimator.python.estimator.tpu import tpu_estimator  # noqa: E402
 
 from npu_bridge.npu_init import NPUEstimator, NPUEstimatorSpec, NPURunConfig  # noqa: E402
+from npu_bridge.tf_private.platform import onednn_enabled  # noqa: E402
 
 ModeKeys = tf.estimator.ModeKeys
 NEVER = 10 ** 9
@@ -562,9 +571,11 @@ def machine_info():
     except OSError:
         pass
     return ("nproc=%d (affinity %d), %s; Python %s; TensorFlow %s; tensorflow-estimator %s; "
-            "load average at start %s" % (
+            "oneDNN CPU kernels %s (TF_ENABLE_ONEDNN_OPTS=%s); load average at start %s" % (
                 os.cpu_count(), len(os.sched_getaffinity(0)), cpu or platform.machine(),
                 platform.python_version(), tf.__version__, _estimator_version(),
+                "on" if onednn_enabled() else "off",
+                os.environ.get(onednn.ENV, "unset"),
                 " ".join("%.2f" % v for v in os.getloadavg())))
 
 

@@ -77,10 +77,9 @@ the plain Estimator and to the bare loop ("no host_call / host_call"), and the
 host_call overhead = extra time per step in % (rate_without / rate_with - 1).
 The machine is small and noisy: use --repeat K (best of K) for numbers you keep.
 
-Kernels: every variant runs in this process on the same CPU kernels. Unless
-TF_ENABLE_ONEDNN_OPTS is set, that is oneDNN's, as npu_bridge's commands choose
-(npu_bridge.common.onednn); TF_ENABLE_ONEDNN_OPTS=0 measures Eigen's. The
-header line says which.
+Kernels: every variant runs in this process on the same CPU kernels, TensorFlow's
+default for the machine unless TF_ENABLE_ONEDNN_OPTS says otherwise (1: oneDNN's,
+0: Eigen's); the header line says which ran.
 """
 
 import argparse
@@ -93,9 +92,6 @@ import tempfile
 import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-
-from npu_bridge.common import onednn  # noqa: E402
-onednn.prefer_onednn(os.environ)  # every variant on the CPU kernels npu_bridge's commands pick
 
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
@@ -574,8 +570,7 @@ def machine_info():
             "oneDNN CPU kernels %s (TF_ENABLE_ONEDNN_OPTS=%s); load average at start %s" % (
                 os.cpu_count(), len(os.sched_getaffinity(0)), cpu or platform.machine(),
                 platform.python_version(), tf.__version__, _estimator_version(),
-                "on" if onednn_enabled() else "off",
-                os.environ.get(onednn.ENV, "unset"),
+                "on" if onednn_enabled() else "off", os.environ.get("TF_ENABLE_ONEDNN_OPTS", "unset"),
                 " ".join("%.2f" % v for v in os.getloadavg())))
 
 

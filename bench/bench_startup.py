@@ -39,8 +39,6 @@ import sys
 import tempfile
 import time
 
-from npu_bridge.common import onednn
-
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VARIANTS = ("estimator", "npu1", "npu100")
 IMAGE, CLASSES, BATCH = 32, 10, 8
@@ -175,7 +173,6 @@ def measure(variant, ranks, args):
                TF_CPP_MIN_LOG_LEVEL="2")
     for name in ("RANK_SIZE", "RANK_ID", "NPU_BRIDGE_HOSTS", "TF_CONFIG"):
         env.pop(name, None)
-    onednn.prefer_onednn(env)  # one rank on the same kernels as the launcher's ranks
     command = [os.path.abspath(__file__), "--worker", "--variant", variant,
                "--steps", str(args.steps), "--model-dir", model_dir]
     if ranks > 1:

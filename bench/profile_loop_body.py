@@ -29,9 +29,6 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-from npu_bridge.common import onednn  # noqa: E402
-onednn.prefer_onednn(os.environ)  # the kernels bench_loop.py times with
-
 import tensorflow as tf  # noqa: E402
 from tensorflow.core.protobuf import config_pb2  # noqa: E402
 

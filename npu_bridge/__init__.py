@@ -36,10 +36,8 @@ layers below it, function-level imports included, and no import cycle exists
 
 ``hccl`` stands for both ``npu_bridge.hccl`` and the top-level ``hccl``
 package shipped beside it. Importing the package changes nothing in the
-process; the migration paths' side effects are ``npu_init``'s
-``migration.process_setup.set_up_ranks()`` (see there) and, when it is
-imported before TensorFlow, its choice of oneDNN's CPU kernels
-(``common.onednn``, which the commands make for what they start).
+process; the migration paths' one side effect is ``npu_init``'s
+``migration.process_setup.set_up_ranks()`` (see there).
 """
 
 __version__ = "0.1.0"

@@ -15,8 +15,6 @@ import warnings
 
 import numpy as np
 
-from npu_bridge.common import onednn
-
 CLASSES = 3
 
 
@@ -108,7 +106,6 @@ def main(argv=None):
     args = parser.parse_args(argv)
 
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    onednn.prefer_onednn_in_this_process()
     warnings.filterwarnings("ignore", message=".*is deprecated.*")
     import tensorflow as tf  # pylint: disable=import-outside-toplevel
     from npu_bridge.npu_init import NPUEstimator, NPURunConfig  # pylint: disable=import-outside-toplevel

@@ -35,7 +35,6 @@ import sys
 import threading
 import time
 
-from npu_bridge.common import onednn
 from npu_bridge.distributed.cluster import parent_watch, private_network
 from npu_bridge.distributed.cluster.devices import launcher_gpu_env
 from npu_bridge.distributed.cluster.runtime import HOSTS_ENV
@@ -68,11 +67,9 @@ def rank_env(base, rank, hosts, gpus=None, private=False):
 
     ``gpus``: GPUs of this host to spread the ranks over (``--gpus``); each
     rank then sees only its own in CUDA_VISIBLE_DEVICES. ``private``: the
-    ranks run in the launcher's private network (they log it). oneDNN's CPU
-    kernels are chosen unless ``base`` says otherwise (``common.onednn``).
+    ranks run in the launcher's private network (they log it).
     """
     env = dict(base)
-    onednn.prefer_onednn(env)
     env.pop("TF_CONFIG", None)
     env.pop(private_network.ENV, None)
     env.update({"RANK_SIZE": str(len(hosts)), "RANK_ID": str(rank),

@@ -11,18 +11,13 @@ Importing it calls ``set_up_ranks()`` (``npu_bridge.migration.process_setup``),
 as importing the original sets up its devices: when the process is one rank
 of several, RANK_SIZE/RANK_ID are exported from the cluster and plain
 Sessions with the default target run on the rank's server. With one process
-nothing changes. Imported before TensorFlow (as the migration tool writes it,
-at the top of a file), it also chooses oneDNN's CPU kernels unless
-TF_ENABLE_ONEDNN_OPTS is set (``npu_bridge.common.onednn``).
+nothing changes.
 """
 
 # Modules the original's star import gave too, which migrated scripts use without
 # importing them (``config_pb2.ConfigProto()``, ``atexit.register(...)``).
 import atexit  # noqa: F401
 import os  # noqa: F401
-
-from npu_bridge.common.onednn import prefer_onednn_in_this_process as _prefer_onednn
-_prefer_onednn()  # before TensorFlow loads, or it is too late
 
 from tensorflow.core.protobuf import config_pb2, rewriter_config_pb2  # noqa: F401
 from npu_bridge.tf_private.session import client_session as session  # noqa: F401

@@ -4,9 +4,6 @@ import glob
 import os
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-# The kernels npu_bridge's commands and npu_init choose (common.onednn), in this
-# process as in the ranks and scripts the tests start, so their results compare.
-os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "1")
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402

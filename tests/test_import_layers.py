@@ -157,7 +157,7 @@ def test_imports_point_down_the_layers():
 
 # What an original path may hold: its docstring, imports, ``__all__``/``__getattr__``
 # bindings, and in npu_init the one call that sets the process up.
-_SHIM_CALLS = {"npu_bridge.npu_init": {"_set_up_ranks", "_prefer_onednn"}}
+_SHIM_CALLS = {"npu_bridge.npu_init": {"_set_up_ranks"}}
 
 
 def _is_re_export(module, node):

@@ -1,7 +1,4 @@
-"""Small helpers every layer uses.
-
-Argument checks (``checks``), once-per-process logging (``log_once``) and the
-choice of CPU kernels made before TensorFlow loads (``onednn``).
+"""Small helpers every layer uses: argument checks (``checks``) and once-per-process logging (``log_once``).
 
 Nothing here imports TensorFlow or another part of npu_bridge, so any module may use it.
 """

@@ -6,9 +6,8 @@ MonitoredTrainingSessions) with the default target, and often read
 ``int(os.getenv('RANK_SIZE'))`` themselves. The original adapter sets its
 devices and collectives up as a side effect of that import. Here the same
 import calls ``set_up_ranks()``, the one place where npu_bridge changes the
-process it runs in (besides ``npu_init`` choosing oneDNN's CPU kernels when
-imported before TensorFlow: ``common.onednn``); importing any other
-module of the package changes nothing. With RANK_SIZE unset or 1 (and no cluster launcher), it changes
+process it runs in; importing any other module of the package changes
+nothing. With RANK_SIZE unset or 1 (and no cluster launcher), it changes
 nothing either.
 """
 

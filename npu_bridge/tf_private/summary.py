@@ -4,7 +4,8 @@ The writers fn creates with ``tf.summary.create_file_writer`` in graph mode
 register an initialiser op; the outfeed finds them there, flushes them and
 writes a ``SessionLog.START`` into them with ``import_event``. If these
 change, host_call summaries are not initialised or flushed: importing this
-module fails then.
+module fails then. ``add_graph_def``: the checkpoint saver's graph record from a
+GraphDef it made already (``FileWriter``'s private writers; ``add_graph`` if gone).
 """
 
 import tensorflow as tf

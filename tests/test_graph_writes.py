@@ -77,18 +77,6 @@ def test_digest_ignores_instance_keys_and_seeds_but_not_shapes():
     assert graph_digest(_collective_graph(instance_key=7, width=4)) != first
 
 
-def test_a_record_whose_graph_never_came_compares_unequal():
-    """A first session's GraphDef comes from the writer thread; until it has, the
-    record equals no graph (so a call that cannot tell writes the graph again)."""
-    from npu_bridge.core.checkpoint_saver import _WrittenGraph, graph_digest
-    graph_def = _collective_graph(instance_key=7, width=3)
-    pending, written = _WrittenGraph(None), _WrittenGraph(graph_def)
-    assert pending.digest != written.digest
-    assert pending.digest != pending.digest
-    pending.keep(graph_def)
-    assert pending.digest == written.digest == graph_digest(graph_def)
-
-
 class _Saves(tf.compat.v1.train.CheckpointSaverListener):
     def __init__(self):
         self.steps = []

@@ -46,7 +46,6 @@ from npu_bridge.distributed.cluster import runtime
 from npu_bridge.distributed.collectives import collectives
 from npu_bridge.distributed.optimizers import sharded_slots
 from npu_bridge.tf_private.estimator import get_or_create_global_step_read
-from npu_bridge.tf_private.summary import add_graph_def
 
 _UNIQUE_SUFFIX = re.compile(r"_\d+$")
 _last_written = {}  # realpath(model_dir) -> _WrittenGraph last written there
@@ -125,24 +124,14 @@ def graph_digest(graph_def):
 
 
 class _WrittenGraph(object):
-    """The graph last written to a model_dir; its digest is computed only when compared.
-
-    Its GraphDef may come later, from the thread that writes the graph
-    (``keep``); a record still without one (that thread failed or has not
-    finished) compares unequal to every graph, so the graph is written again.
-    """
+    """The graph last written to a model_dir; its digest is computed only when compared."""
 
     def __init__(self, graph_def):
         self._graph_def, self._digest = graph_def, None
 
-    def keep(self, graph_def):
-        self._graph_def = graph_def
-
     @property
     def digest(self):
         if self._digest is None:
-            if self._graph_def is None:
-                return object()  # equal to nothing
             self._digest, self._graph_def = graph_digest(self._graph_def), None
         return self._digest
 
@@ -150,18 +139,13 @@ class _WrittenGraph(object):
 class CheckpointSaverHook(tf.compat.v1.train.CheckpointSaverHook):
     """``tf.compat.v1.train.CheckpointSaverHook`` that writes an unchanged graph once.
 
-    A changed graph's writes (``graph.pbtxt``, with large tensor contents
-    escaped at C speed by ``graph_text``, and the graph and meta-graph events)
-    are made by a background thread while training starts: turning a large
-    graph into a GraphDef and formatting it takes seconds, nothing reads these
-    during training, and the first checkpoint does not need them. In a
-    process's first session on a model_dir the thread also makes the GraphDef,
-    so the session's first run waits for none of it (with ranks, the others
-    wait at their first collective for rank 0's). ``end()`` waits for the
-    thread, so the files are complete when train() returns.
+    ``graph.pbtxt`` is written by a background thread while training starts
+    (formatting text is slow, and nothing reads the file during training),
+    with large tensor contents escaped at C speed (``graph_text``);
+    ``end()`` waits for it, so the file is complete when train() returns.
     """
 
-    _graph_writer = None
+    _pbtxt_writer = None
     _meta_graph = None  # the session's PreparedMetaGraph, or None: saves serialise it
 
     def __init__(self, checkpoint_dir, save_secs=None, save_steps=None, step_after_run=None,
@@ -208,12 +192,17 @@ class CheckpointSaverHook(tf.compat.v1.train.CheckpointSaverHook):
         saver = self._get_saver()
         self._meta_graph = (PreparedMetaGraph(saver, graph) if self._save_graph_def
                             and PreparedMetaGraph.usable(saver, graph) else None)
-        graph_changed, graph_def, written = self._graph_changed(graph)
+        graph_def = graph.as_graph_def(add_shapes=True)
+        graph_changed = self._graph_changed(graph_def)
         if graph_changed:
-            self._graph_writer = threading.Thread(
-                target=self._write_graph, name="npu_bridge_graph_writes",
-                args=(graph, graph_def, written, saver.saver_def if saver else None))
-            self._graph_writer.start()
+            if self._save_graph_def:
+                self._pbtxt_writer = threading.Thread(
+                    target=write_graph_text, name="npu_bridge_graph_pbtxt",
+                    args=(graph_def, self._checkpoint_dir, "graph.pbtxt"))
+                self._pbtxt_writer.start()
+            self._summary_writer.add_graph(graph)
+            self._summary_writer.add_meta_graph(create_meta_graph_def(
+                graph_def=graph_def, saver_def=saver.saver_def if saver else None))
         if self._already_on_disk(session.graph, global_step, graph_changed):
             self._announce(session, global_step)
         else:
@@ -270,49 +259,20 @@ class CheckpointSaverHook(tf.compat.v1.train.CheckpointSaverHook):
         try:
             super(CheckpointSaverHook, self).end(session)
         finally:
-            if self._graph_writer is not None:
-                self._graph_writer.join()
-                self._graph_writer = None
+            if self._pbtxt_writer is not None:
+                self._pbtxt_writer.join()
+                self._pbtxt_writer = None
 
-    def _write_graph(self, graph, graph_def, written, saver_def):
-        """The graph's three writes (graph.pbtxt, graph and meta-graph events), on a thread.
-
-        ``graph_def`` is None when the graph was known to be new without
-        looking at it (nothing written here yet by this process): it is made
-        here then, off the session's start, and kept in ``written`` for the
-        next call's comparison.
-        """
-        try:
-            if graph_def is None:
-                graph_def = graph.as_graph_def(add_shapes=True)
-                written.keep(graph_def)
-            if self._save_graph_def:
-                write_graph_text(graph_def, self._checkpoint_dir, "graph.pbtxt")
-            add_graph_def(self._summary_writer, graph, graph_def)
-            self._summary_writer.add_meta_graph(create_meta_graph_def(
-                graph_def=graph_def, saver_def=saver_def))
-        except Exception as error:  # pylint: disable=broad-except
-            tf.compat.v1.logging.error("npu_bridge: writing the graph to %s failed: %s",
-                                       self._checkpoint_dir, error)
-
-    def _graph_changed(self, graph):
-        """(changed, its GraphDef or None, its record): whether ``graph`` differs from
-        what this process last wrote here (or that is gone).
-
-        When nothing was written here yet the answer needs no GraphDef, and None
-        is returned for it: ``_write_graph`` makes it off the session's start.
-        """
+    def _graph_changed(self, graph_def):
+        """Whether ``graph_def`` differs from what this process last wrote here (or it is gone)."""
         key = os.path.realpath(self._checkpoint_dir)
         pbtxt = os.path.join(self._checkpoint_dir, "graph.pbtxt")
         with _lock:
             last = _last_written.get(key)
-            if last is None or (self._save_graph_def and not tf.io.gfile.exists(pbtxt)):
-                _last_written[key] = current = _WrittenGraph(None)
-                return True, None, current
-        graph_def = graph.as_graph_def(add_shapes=True)
-        with _lock:
             _last_written[key] = current = _WrittenGraph(graph_def)
-        return last.digest != current.digest, graph_def, current
+            if last is None or (self._save_graph_def and not tf.io.gfile.exists(pbtxt)):
+                return True
+            return last.digest != current.digest
 
 
 class CheckpointParticipantHook(CheckpointSaverHook):

@@ -4,8 +4,7 @@ The writers fn creates with ``tf.summary.create_file_writer`` in graph mode
 register an initialiser op; the outfeed finds them there, flushes them and
 writes a ``SessionLog.START`` into them with ``import_event``. If these
 change, host_call summaries are not initialised or flushed: importing this
-module fails then. ``add_graph_def``: the checkpoint saver's graph record from a
-GraphDef it made already (``FileWriter``'s private writers; ``add_graph`` if gone).
+module fails then.
 """
 
 import tensorflow as tf
@@ -44,21 +43,3 @@ def give_writer_its_own_resource(writer_init_op, suffix):
     name = handle.get_attr("shared_name").decode()
     handle._set_attr("shared_name", tf.compat.v1.AttrValue(  # pylint: disable=protected-access
         s=("%s_%s" % (name, suffix)).encode()))
-
-
-def add_graph_def(writer, graph, graph_def):
-    """What ``writer.add_graph(graph)`` writes, from ``graph_def`` already made of ``graph``.
-
-    ``FileWriter.add_graph`` turns the graph into a GraphDef again (seconds for
-    a large model); this writes the same event (the GraphDef as
-    ``add_graph`` makes it: ``as_graph_def(add_shapes=True)``) and the
-    graph's plugin assets, through ``FileWriter._add_graph_def`` and
-    ``_write_plugin_assets``; without them it falls back to ``add_graph``.
-    """
-    add_def = getattr(writer, "_add_graph_def", None)
-    add_assets = getattr(writer, "_write_plugin_assets", None)
-    if add_def is None or add_assets is None:
-        writer.add_graph(graph)
-        return
-    add_def(graph_def)
-    add_assets(graph)

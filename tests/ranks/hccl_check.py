@@ -5,6 +5,7 @@ import numpy as np
 import tensorflow as tf
 
 from npu_bridge.distributed.cluster import runtime
+from npu_bridge.distributed.collectives.collectives import broadcast_to_variables
 from npu_bridge.hccl import hccl_ops
 
 tf.compat.v1.disable_eager_execution()
@@ -36,9 +37,32 @@ def main():
         "scatter": np.split(np.sum(every, 0), size)[rank],
         "bcast": [every[-1], np.arange(6) * size], "bcast1": every[0],
     }
+    # variables of every kind a broadcast carries, each rank starting from its own values
+    root = size - 1
+    kinds = [("f32", np.float32, tf.float32), ("bf16", np.float32, tf.bfloat16),
+             ("i32", np.int32, tf.int32), ("flag", bool, tf.bool)]
+    initial = {r: {name: (data(r) > 1.0 if np_type is bool else data(r) * 4).astype(np_type)
+                   for name, np_type, _ in kinds}
+               for r in range(size)}
+    variables = [tf.compat.v1.get_variable(name, initializer=tf.cast(initial[rank][name], dtype),
+                                           use_resource=True)
+                 for name, _, dtype in kinds]
+    variables.append(tf.compat.v1.get_variable(  # a TF1 ref variable
+        "ref", initializer=tf.constant(every[rank]), use_resource=False))
+    to_root = broadcast_to_variables(variables, root_rank=root)
     target = runtime.ensure_server() or ""
     with tf.compat.v1.Session(target, config=runtime.session_config_for_rank()) as sess:
         got = sess.run(ops)
+        sess.run(tf.compat.v1.global_variables_initializer())
+        sess.run(to_root)
+        values = sess.run([tf.cast(v, tf.float32) if v.dtype.base_dtype == tf.bfloat16 else v
+                           for v in variables])
+    for (name, np_type, dtype), value in zip(kinds, values):
+        want = initial[root][name]
+        if dtype == tf.bfloat16:  # as the variable holds them
+            want = want.astype(tf.bfloat16.as_numpy_dtype).astype(np.float32)
+        np.testing.assert_array_equal(value, want, err_msg="variable " + name)
+    np.testing.assert_array_equal(values[-1], every[root], err_msg="ref variable")
     for name, want in expect.items():
         if name == "bcast":
             for g, w in zip(got[name], want):

@@ -190,22 +190,73 @@ def reduce_scatter(tensor, reduction="sum", group=WORLD_GROUP):
     return reduced[members.rank * chunk:][:chunk]
 
 
-def _broadcast_one(tensor, root_rank, members):
-    value, back = _to_native(tensor)
-    if not value.shape.is_fully_defined():
-        raise ValueError("broadcast needs a fully defined shape, got %s for %s"
-                         % (value.shape, tensor.name))
-    key = members.instance_key()
-    if members.rank == root_rank:
-        # the send op outputs its input: using it orders readers after the send
+def _native_dtype(dtype):
+    """(dtype a collective carries ``dtype`` as, dtype to cast back to or None)."""
+    if dtype in _NATIVE:
+        return dtype, None
+    if dtype == tf.bfloat16:
+        return tf.float32, dtype
+    if dtype == tf.bool or dtype.is_integer:
+        return tf.int64, dtype
+    raise TypeError("collectives support numeric and bool tensors, got %s" % dtype.name)
+
+
+def _by_dtype(dtypes):
+    """Indices of ``dtypes`` grouped per dtype, groups in an order every rank agrees on."""
+    buckets = {}
+    for i, dtype in enumerate(dtypes):
+        buckets.setdefault(dtype, []).append(i)
+    return [buckets[dtype] for dtype in sorted(buckets, key=lambda d: d.name)]
+
+
+def _broadcast_members(root_rank, group):
+    members = _Members(group)
+    if not isinstance(root_rank, int) or not 0 <= root_rank < members.size:
+        raise ValueError("root_rank must be an int in [0, %d), got %r"
+                         % (members.size, root_rank))
+    return members
+
+
+def _send(tensors, members):
+    """Root's side of a broadcast: one send per dtype of ``tensors``, flattened and joined.
+
+    Returns [(the send's output, the indices of ``tensors`` it carries)]; the
+    output is its input (in the tensors' dtype), and reading it orders a reader
+    after the send.
+    """
+    sent = []
+    for idx in _by_dtype([t.dtype for t in tensors]):
+        flat = tf.concat([tf.reshape(tensors[i], [-1]) for i in idx], axis=0)
+        value, back = _to_native(flat)
+        key = members.instance_key()
         out = collective_ops.broadcast_send(value, value.shape, value.dtype, members.size,
                                             members.key, key, timeout=_peer_timeout(),
                                             communication_hint=devices.rank_communication_hint())
-    else:
-        out = collective_ops.broadcast_recv(value.shape, value.dtype, members.size,
-                                            members.key, key, timeout=_peer_timeout(),
+        sent.append((tf.cast(out, back) if back is not None else out, idx))
+    return sent
+
+
+def _receive(specs, root_rank, members):
+    """The other ranks' side of ``_send``: root's tensors, from their shapes and dtypes."""
+    out = [None] * len(specs)
+    for idx in _by_dtype([spec.dtype for spec in specs]):
+        sizes = [specs[i].shape.num_elements() for i in idx]
+        native, back = _native_dtype(specs[idx[0]].dtype)
+        key = members.instance_key()
+        got = collective_ops.broadcast_recv([sum(sizes)], native, members.size, members.key,
+                                            key, timeout=_peer_timeout(),
                                             communication_hint=devices.rank_communication_hint())
-    return tf.cast(out, back) if back is not None else out
+        got = tf.cast(got, back) if back is not None else got
+        for i, part in zip(idx, tf.split(got, sizes)):
+            out[i] = tf.reshape(part, specs[i].shape)
+    return out
+
+
+def _check_fully_defined(shapes_of):
+    for shape, name in shapes_of:
+        if not shape.is_fully_defined():
+            raise ValueError("broadcast needs a fully defined shape, got %s for %s"
+                             % (shape, name))
 
 
 def broadcast(tensors, root_rank=0, group=WORLD_GROUP):
@@ -214,27 +265,53 @@ def broadcast(tensors, root_rank=0, group=WORLD_GROUP):
     ``tensors`` is a tensor or a list of tensors (the original takes a list);
     the result has the same form.  ``root_rank`` is a rank within ``group``.
     """
-    members = _Members(group)
+    members = _broadcast_members(root_rank, group)
     single = not isinstance(tensors, (list, tuple))
     tensors = [tf.convert_to_tensor(t) for t in ([tensors] if single else tensors)]
-    size = members.size
-    if not isinstance(root_rank, int) or not 0 <= root_rank < size:
-        raise ValueError("root_rank must be an int in [0, %d), got %r" % (size, root_rank))
-    if size == 1:
+    if members.size == 1:
         out = [tf.identity(t) for t in tensors]
         return out[0] if single else out
-    out = [None] * len(tensors)
-    buckets = {}
-    for i, t in enumerate(tensors):
-        buckets.setdefault(t.dtype, []).append(i)
-    for dtype in sorted(buckets, key=lambda d: d.name):
-        idx = buckets[dtype]
-        flat = tf.concat([tf.reshape(tensors[i], [-1]) for i in idx], axis=0)
-        got = _broadcast_one(flat, root_rank, members)
-        sizes = [tensors[i].shape.num_elements() for i in idx]
-        for i, part in zip(idx, tf.split(got, sizes)):
-            out[i] = tf.reshape(part, tensors[i].shape)
+    _check_fully_defined((t.shape, t.name) for t in tensors)
+    if members.rank == root_rank:
+        out = [None] * len(tensors)
+        for sent, idx in _send(tensors, members):
+            sizes = [tensors[i].shape.num_elements() for i in idx]
+            for i, part in zip(idx, tf.split(sent, sizes)):
+                out[i] = tf.reshape(part, tensors[i].shape)
+    else:
+        out = _receive([tf.TensorSpec(t.shape, t.dtype) for t in tensors], root_rank, members)
     return out[0] if single else out
+
+
+def broadcast_to_variables(variables, root_rank=0, group=WORLD_GROUP):
+    """One op giving ``variables`` root_rank's values on every member of ``group``.
+
+    Built for the side each rank plays: root_rank reads and sends its values
+    (its variables keep them: nothing assigned there), the others receive and
+    assign (nothing read there). That is under half the ops per variable of
+    ``broadcast`` followed by assigns on every rank (bench_startup's 250
+    variables: 0.54 s to build instead of 1.36-1.55 s with two ranks on 2
+    cores), built once per session. Shapes must be fully defined.
+    """
+    members = _broadcast_members(root_rank, group)
+    if members.size == 1 or not variables:
+        return tf.no_op(name="broadcast_to_variables")
+    _check_fully_defined((v.shape, v.name) for v in variables)
+    if members.rank == root_rank:
+        sent = _send([tf.convert_to_tensor(v) for v in variables], members)
+        return tf.group(*[out for out, _ in sent], name="broadcast_to_variables")
+    values = _receive([tf.TensorSpec(v.shape, v.dtype.base_dtype) for v in variables],
+                      root_rank, members)
+    return tf.group(*[_assign(v, value) for v, value in zip(variables, values)],
+                    name="broadcast_to_variables")
+
+
+def _assign(variable, value):
+    """The assign op alone: a resource variable's reads nothing back; a ref variable's
+    (TF1 scripts that turn resource variables off) is its only form."""
+    if variable.dtype != variable.dtype.base_dtype:
+        return tf.compat.v1.assign(variable, value)
+    return variable.assign(value, read_value=False)
 
 
 # How long past the rank timeout an off-graph collective may wait before the

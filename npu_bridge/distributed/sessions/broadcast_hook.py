@@ -23,10 +23,8 @@ def broadcast_variables_op(variables, root_rank=0):
     chosen = broadcastable(variables)
     if not chosen or not runtime.is_distributed():
         return tf.no_op(name="broadcast_global_variables")
-    values = collectives.broadcast([v.read_value() if hasattr(v, "read_value") else v
-                                    for v in chosen], root_rank)
-    assigns = [tf.compat.v1.assign(v, val) for v, val in zip(chosen, values)]
-    return tf.group(*assigns, name="broadcast_global_variables")
+    op = collectives.broadcast_to_variables(chosen, root_rank)
+    return tf.group(op, name="broadcast_global_variables")
 
 
 class NPUBroadcastGlobalVariablesHook(tf.compat.v1.train.SessionRunHook):

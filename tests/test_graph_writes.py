@@ -46,6 +46,7 @@ def test_unchanged_graph_written_once_changed_graph_again(tmp_path, iterations, 
 
     estimator.train(dataset_input_fn(batch=4), steps=6)
     first = graph_records(model_dir)
+    assert first == (1, 1)  # the finalised graph; not also the cached writer's unfinished one
     written_at = os.stat(pbtxt).st_mtime_ns
     estimator.train(dataset_input_fn(batch=4), steps=6)
     assert graph_records(model_dir) == first  # the same graph traced again: nothing written
@@ -162,5 +163,10 @@ def test_model_dir_graph_pbtxt_is_the_graph_of_the_events_file(tmp_path):
              if event.HasField("meta_graph_def")]
     assert metas  # the checkpoint saver's record holds the same GraphDef as graph.pbtxt
     assert any(tf.compat.v1.MetaGraphDef.FromString(meta).graph_def == written for meta in metas)
+    graphs = [tf.compat.v1.GraphDef.FromString(event.graph_def)
+              for path in glob.glob(os.path.join(model_dir, "events.out.tfevents.*"))
+              for event in tf.compat.v1.train.summary_iterator(path)
+              if event.HasField("graph_def")]
+    assert graphs == [written]  # one graph record, of the same GraphDef
     data = make_data(512, 0)[0].astype(np.float32).tobytes()
     assert any(node.attr["value"].tensor.tensor_content == data for node in written.node)

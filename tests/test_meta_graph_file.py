@@ -33,11 +33,15 @@ def _stock_meta(saver, session, directory, step):
     return open(meta_graph_path(path), "rb").read()
 
 
-@pytest.mark.parametrize("sharded", [False, True])
-def test_prepared_meta_file_has_the_bytes_the_stock_save_writes(tmp_path, sharded):
+@pytest.mark.parametrize("sharded,given_graph_def", [(False, False), (True, False),
+                                                     (False, True)])
+def test_prepared_meta_file_has_the_bytes_the_stock_save_writes(tmp_path, sharded,
+                                                                given_graph_def):
     graph, saver, session, _ = _session_graph(sharded)
     assert PreparedMetaGraph.usable(saver, graph)
-    prepared = PreparedMetaGraph(saver, graph)
+    # the checkpoint saver passes the GraphDef it made as the session started
+    graph_def = graph.as_graph_def(add_shapes=True) if given_graph_def else None
+    prepared = PreparedMetaGraph(saver, graph, graph_def)
     (tmp_path / "ours").mkdir()  # a sharded Saver does not make it
     with session:
         path = saver.save(session, str(tmp_path / "ours" / "model.ckpt"), global_step=7,

@@ -6,7 +6,11 @@ the events file every time a session starts, i.e. on every ``train()`` call.
 Scripts that alternate ``train()`` and ``evaluate()`` rebuild the same graph
 each time, so each call costs those seconds again and grows the events file by
 two more copies of the graph. This hook skips the three writes when the graph
-is the same as the one this process last wrote to that model_dir.
+is the same as the one this process last wrote to that model_dir. It makes one
+GraphDef per session start for all its uses (the digest, graph.pbtxt, both
+records, the ``.meta`` files), where the stock hook makes three, and the first
+session in a process writes one graph record, not two (the cached writer the
+stock hook takes writes the graph, unfinished, when it is created).
 
 "The same" means the same nodes, ops, attributes, shapes and dtypes. It ignores
 the numeric suffixes TensorFlow gives function names (``..._body_23`` vs
@@ -20,7 +24,10 @@ session restored model_dir's latest checkpoint, at the step it starts at, and
 the graph is unchanged (the usual second train() call), that checkpoint is on
 disk already and is not written again (the listeners are still called). The
 ``.meta`` bytes are serialised once per session, on a thread as it starts, and
-written by each save (``meta_graph_file``).
+written by each save (``meta_graph_file``). The save op's run is prepared on
+another thread meanwhile (``prepared_save``), so that the session's first save
+(the one it starts with, or on an unchanged model's second call the final one,
+which every rank waits for) costs what the ones after it do.
 
 When a checkpoint is due is decided from the global step after each run, read
 after the device loop, so that every rank decides the same at the same run:
@@ -31,6 +38,7 @@ ranks agree on each save (a small all-reduce with each run: clocks differ).
 """
 
 import hashlib
+import itertools
 import os
 import re
 import threading
@@ -39,9 +47,11 @@ import tensorflow as tf
 from tensorflow.core.framework import tensor_pb2
 
 from npu_bridge.tf_private.graph import create_meta_graph_def
+from npu_bridge.tf_private.summary import add_graph_def, cached_writer_without_graph
 
 from npu_bridge.core.graph_text import write_graph_text
 from npu_bridge.core.meta_graph_file import PreparedMetaGraph
+from npu_bridge.core.prepared_save import PreparedSave
 from npu_bridge.distributed.cluster import runtime
 from npu_bridge.distributed.collectives import collectives
 from npu_bridge.distributed.optimizers import sharded_slots
@@ -65,12 +75,22 @@ class _Canonicalizer(object):
             return value
         return self._pattern.sub(lambda match: self._names[match.group(0)], value)
 
-    def node(self, node):
-        node.name = self.text(node.name)
+    def names_in(self, nodes):
+        """Whether any name or input of ``nodes`` holds a function name (one search of all)."""
+        if self._pattern is None:
+            return False
+        return self._pattern.search("\n".join(
+            itertools.chain.from_iterable(itertools.chain((n.name,), n.input)
+                                          for n in nodes))) is not None
+
+    def node(self, node, names_too=True):
+        """``names_too=False``: the node's name and inputs hold no function name (checked)."""
+        if names_too:
+            node.name = self.text(node.name)
+            inputs = [self.text(i) for i in node.input]
+            del node.input[:]
+            node.input.extend(inputs)
         node.op = self.text(node.op)
-        inputs = [self.text(i) for i in node.input]
-        del node.input[:]
-        node.input.extend(inputs)
         if node.op == "Const" and "value" in node.attr:
             tensor = node.attr["value"].tensor
             tensor.CopyFrom(tensor_pb2.TensorProto(dtype=tensor.dtype,
@@ -105,8 +125,9 @@ def graph_digest(graph_def):
     canonical.CopyFrom(graph_def)
     library = canonical.library
     rename = _Canonicalizer(f.signature.name for f in library.function)
+    names_too = rename.names_in(canonical.node)  # rarely: renaming every input is most of it
     for node in canonical.node:
-        rename.node(node)
+        rename.node(node, names_too)
     for function in library.function:
         rename.function(function)
     for gradient in library.gradient:
@@ -124,13 +145,21 @@ def graph_digest(graph_def):
 
 
 class _WrittenGraph(object):
-    """The graph last written to a model_dir; its digest is computed only when compared."""
+    """The graph last written to a model_dir; its digest is computed when compared, or
+    ahead on a thread (``compute_ahead``) so that the next session start finds it."""
 
     def __init__(self, graph_def):
-        self._graph_def, self._digest = graph_def, None
+        self._graph_def, self._digest, self._thread = graph_def, None, None
+
+    def compute_ahead(self):
+        self._thread = threading.Thread(target=lambda: self.digest,
+                                        name="npu_bridge-graph-digest", daemon=True)
+        self._thread.start()
 
     @property
     def digest(self):
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join()
         if self._digest is None:
             self._digest, self._graph_def = graph_digest(self._graph_def), None
         return self._digest
@@ -147,6 +176,7 @@ class CheckpointSaverHook(tf.compat.v1.train.CheckpointSaverHook):
 
     _pbtxt_writer = None
     _meta_graph = None  # the session's PreparedMetaGraph, or None: saves serialise it
+    _prepared_save = None  # the session's PreparedSave, or None: saves use Session.run
 
     def __init__(self, checkpoint_dir, save_secs=None, save_steps=None, step_after_run=None,
                  **kwargs):
@@ -156,6 +186,8 @@ class CheckpointSaverHook(tf.compat.v1.train.CheckpointSaverHook):
         self._loop_step_after = step_after_run  # the device loop's step read after it
 
     def begin(self):
+        # the stock hook takes the cached writer, which if new writes the unfinished graph
+        cached_writer_without_graph(self._checkpoint_dir)
         super(CheckpointSaverHook, self).begin()
         self._begin_schedule()
 
@@ -190,9 +222,12 @@ class CheckpointSaverHook(tf.compat.v1.train.CheckpointSaverHook):
         global_step = session.run(self._global_step_tensor)
         graph = tf.compat.v1.get_default_graph()
         saver = self._get_saver()
-        self._meta_graph = (PreparedMetaGraph(saver, graph) if self._save_graph_def
-                            and PreparedMetaGraph.usable(saver, graph) else None)
-        graph_def = graph.as_graph_def(add_shapes=True)
+        prepared = self._save_graph_def and PreparedMetaGraph.usable(saver, graph)
+        # made while this thread works in Python below (not before the run above: on a
+        # rank's server, making it holds the session while it prunes the graph)
+        self._prepared_save = PreparedSave(session, saver.saver_def) if prepared else None
+        graph_def = graph.as_graph_def(add_shapes=True)  # the one GraphDef of every use below
+        self._meta_graph = PreparedMetaGraph(saver, graph, graph_def) if prepared else None
         graph_changed = self._graph_changed(graph_def)
         if graph_changed:
             if self._save_graph_def:
@@ -200,7 +235,7 @@ class CheckpointSaverHook(tf.compat.v1.train.CheckpointSaverHook):
                     target=write_graph_text, name="npu_bridge_graph_pbtxt",
                     args=(graph_def, self._checkpoint_dir, "graph.pbtxt"))
                 self._pbtxt_writer.start()
-            self._summary_writer.add_graph(graph)
+            add_graph_def(self._summary_writer, graph, graph_def)
             self._summary_writer.add_meta_graph(create_meta_graph_def(
                 graph_def=graph_def, saver_def=saver.saver_def if saver else None))
         if self._already_on_disk(session.graph, global_step, graph_changed):
@@ -208,6 +243,8 @@ class CheckpointSaverHook(tf.compat.v1.train.CheckpointSaverHook):
         else:
             self._save(session, global_step)  # the state at "global_step", as the stock hook
         self._timer.update_last_triggered_step(global_step)
+        if graph_changed:  # the next session's comparison needs its digest: made meanwhile
+            self._written.compute_ahead()
 
     def _save(self, session, step):
         """The stock hook's save, with the ``.meta`` file prepared as the session started."""
@@ -216,6 +253,8 @@ class CheckpointSaverHook(tf.compat.v1.train.CheckpointSaverHook):
         for listener in self._listeners:
             listener.before_save(session, step)
         tf.compat.v1.logging.info("Saving checkpoints for %d into %s.", step, self._save_path)
+        if self._prepared_save is not None:
+            session = self._prepared_save.session_for(session)
         path = self._get_saver().save(session, self._save_path, global_step=step,
                                       write_meta_graph=False)
         self._meta_graph.write(path)
@@ -259,6 +298,9 @@ class CheckpointSaverHook(tf.compat.v1.train.CheckpointSaverHook):
         try:
             super(CheckpointSaverHook, self).end(session)
         finally:
+            if self._prepared_save is not None:
+                self._prepared_save.wait()
+                self._prepared_save = None
             if self._pbtxt_writer is not None:
                 self._pbtxt_writer.join()
                 self._pbtxt_writer = None
@@ -269,7 +311,7 @@ class CheckpointSaverHook(tf.compat.v1.train.CheckpointSaverHook):
         pbtxt = os.path.join(self._checkpoint_dir, "graph.pbtxt")
         with _lock:
             last = _last_written.get(key)
-            _last_written[key] = current = _WrittenGraph(graph_def)
+            _last_written[key] = current = self._written = _WrittenGraph(graph_def)
             if last is None or (self._save_graph_def and not tf.io.gfile.exists(pbtxt)):
                 return True
             return last.digest != current.digest

@@ -10,10 +10,12 @@ other rank at the barrier after train() (``distributed.sessions.estimator_suppor
 While a session runs its graph is finalised: no op can be added, so the
 MetaGraphDef can only change through its collections, which stay open.
 ``PreparedMetaGraph`` therefore serialises it on a thread of its own as the
-session starts, while the first device loop runs, and each save writes those
-bytes, the same ones ``Saver.export_meta_graph`` would write (a test compares
-them) except for collection entries naming ops of a device loop's body, which
-no importer could resolve (``_drop_names_of_loop_bodies``). A save waits for
+session starts, while the first device loop runs, from the GraphDef the
+checkpoint saver makes of the finalised graph anyway (one ``as_graph_def`` per
+session start serves every use), and each save writes those bytes, the same
+ones ``Saver.export_meta_graph`` would write (a test compares them) except for
+collection entries naming ops of a device loop's body, which no importer could
+resolve (``_drop_names_of_loop_bodies``). A save waits for
 the thread if it has not finished; it serialises again in place, as the stock
 save does, when a collection has grown or shrunk since or the thread failed.
 """
@@ -83,8 +85,10 @@ class PreparedMetaGraph(object):
     each ``saver.save(..., write_meta_graph=False)``.
     """
 
-    def __init__(self, saver, graph):
-        self._saver, self._graph = saver, graph
+    def __init__(self, saver, graph, graph_def=None):
+        """``graph_def``: ``graph.as_graph_def(add_shapes=True)`` of the finalised graph, if
+        the caller has it (what ``Saver.export_meta_graph`` would make again); else made here."""
+        self._saver, self._graph, self._graph_def = saver, graph, graph_def
         self._sizes = _collection_sizes(graph)
         self._bytes = None
         self._thread = threading.Thread(target=self._prepare, name="npu_bridge-meta-graph",
@@ -105,7 +109,11 @@ class PreparedMetaGraph(object):
 
     def _serialise(self):
         with self._graph.as_default():
-            meta_graph = self._saver.export_meta_graph()
+            if self._graph_def is None:
+                meta_graph = self._saver.export_meta_graph()
+            else:  # what the Saver's method passes, with the GraphDef it would make
+                meta_graph = tf.compat.v1.train.export_meta_graph(
+                    graph_def=self._graph_def, saver_def=self._saver.saver_def)
         _drop_names_of_loop_bodies(meta_graph)
         return meta_graph.SerializeToString(deterministic=True)
 

@@ -2,7 +2,8 @@
 
 * ``BaseSession``: every Session class goes through its ``__init__``; ranks
   send default-target sessions to their server by wrapping it
-  (``distributed.sessions.session_target``).
+  (``distributed.sessions.session_target``). ``SessionInterface``: what
+  ``Saver.save`` accepts as a session (``core.prepared_save`` gives it one).
 * ``FuncRegistry``: the trampoline through which TensorFlow calls Python code
   in the graph (``tf.py_function``); wrapping its ``__call__`` lets errors of
   host_fn and input_fn code keep their type (``core.user_errors``).
@@ -33,6 +34,7 @@ try:
 
     client_session = _session
     BaseSession = _session.BaseSession
+    SessionInterface = _session.SessionInterface
     FuncRegistry = _script_ops.FuncRegistry
     if not callable(getattr(FuncRegistry, "__call__", None)):
         raise AttributeError("FuncRegistry.__call__")

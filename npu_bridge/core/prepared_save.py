@@ -16,6 +16,14 @@ and fetch calls the callable; every other run goes to the session itself, and
 errors are raised as ``Session.run`` raises them. The files written are the
 Saver's own: only which path of the C++ session runs the save op changes. If
 making the callable fails, saves run as before.
+
+The thread only asks the C++ session for the callable (the GIL is released
+meanwhile). Each save through it waits for it, and so does the checkpoint
+saver's ``end()``, so no train() call returns with it running; it is not a
+daemon either, so the process never exits under it. On a rank's server, making
+it holds the master session while it prunes the graph, and a run starting then
+waits: the saver starts it right after its first run of the session, while it
+works in Python (GraphDef, graph records) and runs nothing.
 """
 
 import threading

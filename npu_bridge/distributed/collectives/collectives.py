@@ -86,16 +86,24 @@ def _check_reduction(reduction):
     return _REDUCTIONS[reduction]
 
 
+def _native_dtype(dtype):
+    """(dtype a collective carries ``dtype`` as, dtype to cast back to or None)."""
+    if dtype in _NATIVE:
+        return dtype, None
+    if dtype == tf.bfloat16:  # exact in float32; a sum is rounded back once
+        return tf.float32, dtype
+    if dtype == tf.bool or dtype.is_integer:
+        return tf.int64, dtype
+    raise TypeError("collectives support numeric and bool tensors, got %s" % dtype.name)
+
+
 def _to_native(tensor):
     """(tensor castable for collectives, dtype to cast back to or None)."""
-    if tensor.dtype in _NATIVE:
-        return tensor, None
-    if tensor.dtype == tf.bfloat16:  # exact in float32; a sum is rounded back once
-        return tf.cast(tensor, tf.float32), tensor.dtype
-    if tensor.dtype == tf.bool or tensor.dtype.is_integer:
-        return tf.cast(tensor, tf.int64), tensor.dtype
-    raise TypeError("collectives support numeric and bool tensors, got %s for %s"
-                    % (tensor.dtype.name, tensor.name))
+    try:
+        native, back = _native_dtype(tensor.dtype)
+    except TypeError as error:
+        raise TypeError("%s for %s" % (error, tensor.name)) from None
+    return (tf.cast(tensor, native), back) if back is not None else (tensor, None)
 
 
 def allreduce(tensor, reduction="sum", group=WORLD_GROUP):
@@ -188,17 +196,6 @@ def reduce_scatter(tensor, reduction="sum", group=WORLD_GROUP):
         return reduced
     chunk = tf.shape(reduced)[0] // size
     return reduced[members.rank * chunk:][:chunk]
-
-
-def _native_dtype(dtype):
-    """(dtype a collective carries ``dtype`` as, dtype to cast back to or None)."""
-    if dtype in _NATIVE:
-        return dtype, None
-    if dtype == tf.bfloat16:
-        return tf.float32, dtype
-    if dtype == tf.bool or dtype.is_integer:
-        return tf.int64, dtype
-    raise TypeError("collectives support numeric and bool tensors, got %s" % dtype.name)
 
 
 def _by_dtype(dtypes):

@@ -116,13 +116,32 @@ def test_a_session_run_already_replaced_is_left_alone():
     assert session.run(p["after"]) == "theirs"
 
 
+def _waits_for(op, earlier):
+    """Whether ``op`` runs after ``earlier`` through its inputs or control inputs."""
+    pending, visited = [op], set()
+    while pending:
+        current = pending.pop()
+        if current is earlier:
+            return True
+        if current in visited:
+            continue
+        visited.add(current)
+        pending.extend(t.op for t in current.inputs)
+        pending.extend(current.control_inputs)
+    return False
+
+
 def test_npu_estimator_trains_through_the_cached_run_with_exact_steps(tmp_path):
     seen = []
+    ordered = []
 
     class Record(tf.compat.v1.train.SessionRunHook):
         def begin(self):
             # the read the stock hooks fetch: the step reads it before it runs
             self._step = estimator_lib.get_or_create_global_step_read()
+            loops = [op for op in self._step.graph.get_operations()
+                     if op.type in ("While", "StatelessWhile")]
+            ordered.extend(_waits_for(loop, self._step.op) for loop in loops)
 
         def before_run(self, run_context):
             return tf.compat.v1.train.SessionRunArgs(self._step)
@@ -138,10 +157,13 @@ def test_npu_estimator_trains_through_the_cached_run_with_exact_steps(tmp_path):
     results = {}
     for n in (1, 5):
         seen.clear()
+        ordered.clear()
         estimator = NPUEstimator(model_fn, config=NPURunConfig(
             model_dir=str(tmp_path / str(n)), iterations_per_loop=n, save_checkpoints_steps=10))
         estimator.train(dataset_input_fn(), steps=20, hooks=[Record()])
         assert all(installed for installed, _ in seen)
+        # the loop waits for that read: otherwise it races the loop's first step
+        assert ordered == ([] if n == 1 else [True])
         # the global step read fetched beside each run: the step the run started from
         assert [step for _, step in seen] == list(range(0, 20, n))
         results[n] = estimator.get_variable_value("w")

@@ -248,7 +248,12 @@ class ProgramBuilder(object):
 
         # Only runs the estimator marks make iterations (see loop_values.TrainingRunHook).
         training_run = tf.compat.v1.placeholder_with_default(False, [], name="npu_training_run")
-        with tf.name_scope("npu_loop"), resource_variables():
+        # The loop waits for the hooks' read of the global step, as model_fn's step
+        # does in the unlooped program above: a hook fetching that read gets the
+        # step the run started from, not a step the loop has already taken.
+        read = estimator_lib.get_or_create_global_step_read(tf.compat.v1.get_default_graph())
+        with tf.name_scope("npu_loop"), resource_variables(), \
+                tf.control_dependencies([read] if read is not None else []):
             done, last_start = _training_loop(
                 tf.where(training_run, iterations, 0), body, global_step.read_value())
         initialisers_stay_out_of_the_loop(done)

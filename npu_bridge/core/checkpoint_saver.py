@@ -8,7 +8,9 @@ each time, so each call costs those seconds again and grows the events file by
 two more copies of the graph. This hook skips the three writes when the graph
 is the same as the one this process last wrote to that model_dir. It makes one
 GraphDef per session start for all its uses (the digest, graph.pbtxt, both
-records, the ``.meta`` files), where the stock hook makes three, and the first
+records, the ``.meta`` files), where the stock hook makes three, made on a
+thread from the moment the graph is finalised, while the session is created
+and its variables initialised, restored or broadcast (``finalized_graph``); the first
 session in a process writes one graph record, not two (the cached writer the
 stock hook takes writes the graph, unfinished, when it is created).
 
@@ -49,6 +51,7 @@ from tensorflow.core.framework import tensor_pb2
 from npu_bridge.tf_private.graph import create_meta_graph_def
 from npu_bridge.tf_private.summary import add_graph_def, cached_writer_without_graph
 
+from npu_bridge.core.finalized_graph import AheadOfSession
 from npu_bridge.core.graph_text import write_graph_text
 from npu_bridge.core.meta_graph_file import PreparedMetaGraph
 from npu_bridge.core.prepared_save import PreparedSave
@@ -177,6 +180,7 @@ class CheckpointSaverHook(tf.compat.v1.train.CheckpointSaverHook):
     _pbtxt_writer = None
     _meta_graph = None  # the session's PreparedMetaGraph, or None: saves serialise it
     _prepared_save = None  # the session's PreparedSave, or None: saves use Session.run
+    _ahead = None  # AheadOfSession making the GraphDef as the graph is finalised
 
     def __init__(self, checkpoint_dir, save_secs=None, save_steps=None, step_after_run=None,
                  **kwargs):
@@ -190,6 +194,16 @@ class CheckpointSaverHook(tf.compat.v1.train.CheckpointSaverHook):
         cached_writer_without_graph(self._checkpoint_dir)
         super(CheckpointSaverHook, self).begin()
         self._begin_schedule()
+        self._ahead = AheadOfSession(tf.compat.v1.get_default_graph(), self._graph_def_of)
+
+    def _graph_def_of(self, graph):
+        """The one GraphDef of every use at session start, and the graph as written here
+        (its digest made already if this process wrote a graph to model_dir before)."""
+        graph_def = graph.as_graph_def(add_shapes=True)
+        written = _WrittenGraph(graph_def)
+        if os.path.realpath(self._checkpoint_dir) in _last_written:
+            written.digest  # pylint: disable=pointless-statement
+        return graph_def, written
 
     def _begin_schedule(self):
         """The step read after the loop, and the ranks' vote when saves are timed."""
@@ -226,9 +240,10 @@ class CheckpointSaverHook(tf.compat.v1.train.CheckpointSaverHook):
         # made while this thread works in Python below (not before the run above: on a
         # rank's server, making it holds the session while it prunes the graph)
         self._prepared_save = PreparedSave(session, saver.saver_def) if prepared else None
-        graph_def = graph.as_graph_def(add_shapes=True)  # the one GraphDef of every use below
+        ahead, self._ahead = self._ahead, None  # a session made again makes its own
+        graph_def, written = ahead.result() if ahead is not None else self._graph_def_of(graph)
         self._meta_graph = PreparedMetaGraph(saver, graph, graph_def) if prepared else None
-        graph_changed = self._graph_changed(graph_def)
+        graph_changed = self._graph_changed(written)
         if graph_changed:
             if self._save_graph_def:
                 self._pbtxt_writer = threading.Thread(
@@ -305,13 +320,14 @@ class CheckpointSaverHook(tf.compat.v1.train.CheckpointSaverHook):
                 self._pbtxt_writer.join()
                 self._pbtxt_writer = None
 
-    def _graph_changed(self, graph_def):
-        """Whether ``graph_def`` differs from what this process last wrote here (or it is gone)."""
+    def _graph_changed(self, written):
+        """Whether the graph ``written`` (a _WrittenGraph) differs from what this process
+        last wrote here (or that is gone)."""
         key = os.path.realpath(self._checkpoint_dir)
         pbtxt = os.path.join(self._checkpoint_dir, "graph.pbtxt")
         with _lock:
             last = _last_written.get(key)
-            _last_written[key] = current = self._written = _WrittenGraph(graph_def)
+            _last_written[key] = current = self._written = written
             if last is None or (self._save_graph_def and not tf.io.gfile.exists(pbtxt)):
                 return True
             return last.digest != current.digest

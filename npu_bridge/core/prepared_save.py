@@ -23,7 +23,7 @@ saver's ``end()``, so no train() call returns with it running; it is not a
 daemon either, so the process never exits under it. On a rank's server, making
 it holds the master session while it prunes the graph, and a run starting then
 waits: the saver starts it right after its first run of the session, while it
-works in Python (GraphDef, graph records) and runs nothing.
+works in Python (the ``.meta`` bytes, graph records) and runs nothing.
 """
 
 import threading

@@ -135,7 +135,7 @@ def _graph_with_large_contents():
 
 def test_graph_text_parses_back_to_the_graph_written(tmp_path):
     from google.protobuf import text_format
-    from npu_bridge.core.graph_text import write_graph_text
+    from npu_bridge.core.graph_text_file import write_graph_text
     graph_def = _graph_with_large_contents()
     path = write_graph_text(graph_def, str(tmp_path), "graph.pbtxt")
     with open(path) as f:
@@ -145,6 +145,25 @@ def test_graph_text_parses_back_to_the_graph_written(tmp_path):
     with open(stock) as f:
         assert text_format.Parse(f.read(), tf.compat.v1.GraphDef()) == graph_def
     assert sorted(os.listdir(str(tmp_path))) == ["graph.pbtxt", "stock.pbtxt"]  # no temp file left
+
+
+def test_graph_text_made_in_a_child_process_is_the_text_made_here(tmp_path, monkeypatch):
+    from npu_bridge.core import graph_text as graph_text_lib
+    from npu_bridge.core.graph_text_file import write_graph_text
+    with tf.Graph().as_default() as graph:  # a loop body too: the library is formatted
+        tf.while_loop(lambda i: i < 3, lambda i: i + 1, [tf.constant(0)])
+        tf.constant(np.arange(4096, dtype=np.float32), name="data")
+    assert graph.as_graph_def().library.function
+    for graph_def in (_graph_with_large_contents(), graph.as_graph_def(add_shapes=True)):
+        assert graph_text_lib.text_in_child(graph_def) == graph_text_lib.graph_text(graph_def)
+    # a child that cannot start: the text is made in this process, the same file written
+    in_child = write_graph_text(graph_def, str(tmp_path / "child"), "graph.pbtxt")
+    monkeypatch.setattr(graph_text_lib.sys, "executable", str(tmp_path / "no-python"))
+    with pytest.raises(OSError):
+        graph_text_lib.text_in_child(graph_def)
+    in_place = write_graph_text(graph_def, str(tmp_path / "here"), "graph.pbtxt")
+    with open(in_child) as child, open(in_place) as here:
+        assert child.read() == here.read()
 
 
 def test_model_dir_graph_pbtxt_is_the_graph_of_the_events_file(tmp_path):

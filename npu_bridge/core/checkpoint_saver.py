@@ -52,7 +52,7 @@ from npu_bridge.tf_private.graph import create_meta_graph_def
 from npu_bridge.tf_private.summary import add_graph_def, cached_writer_without_graph
 
 from npu_bridge.core.finalized_graph import AheadOfSession
-from npu_bridge.core.graph_text import write_graph_text
+from npu_bridge.core.graph_text_file import write_graph_text
 from npu_bridge.core.meta_graph_file import PreparedMetaGraph
 from npu_bridge.core.prepared_save import PreparedSave
 from npu_bridge.distributed.cluster import runtime

@@ -1,4 +1,4 @@
-"""graph.pbtxt, written as ``tf.io.write_graph`` writes it, in a fraction of the time.
+"""graph.pbtxt's text as ``tf.io.write_graph`` formats it, in a fraction of the time.
 
 ``tf.io.write_graph(..., as_text=True)`` formats the GraphDef with protobuf's
 ``text_format``, which escapes ``bytes`` fields one byte at a time in Python.
@@ -18,16 +18,26 @@ differs from ``text_format``'s spelling of those bytes (it writes octal
 escapes), but it parses back to the same GraphDef (``tests/test_graph_writes.py``
 reads it back with ``text_format`` and compares). Everything else is
 ``text_format``'s own output.
+
+Even so, formatting the rest is seconds of Python for a graph of a few hundred
+variables (2.5-5 s for bench_startup's), and a thread doing it in the training
+process holds the GIL in 5 ms slices: each time the training thread comes back
+from TensorFlow's C++ it waits for the next slice, so the session start and
+first runs it overlaps slow down. ``text_in_child`` therefore formats in a
+child Python process, which imports only protobuf (this module needs nothing
+else, and is loaded there by its path) and rebuilds the message class from the
+descriptors it is sent: the same library, so the same text. The caller falls
+back to formatting in place if the child cannot run.
 """
 
 import codecs
-import os
 import re
+import struct
+import subprocess
 import sys
 import uuid
 
-import tensorflow as tf
-from google.protobuf import text_format
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory, text_format
 
 # Smaller contents are left to text_format: escaping them costs little, and
 # the markers would not pay for themselves.
@@ -78,15 +88,66 @@ def graph_text(graph_def):
     return "".join(pieces)
 
 
-def write_graph_text(graph_def, logdir, name):
-    """Write ``graph_def`` as text to ``logdir/name`` atomically, as ``tf.io.write_graph`` does."""
-    if sys.byteorder == "big":  # write_graph swaps tensor bytes to little-endian first
-        return tf.io.write_graph(graph_def, logdir, name)
-    tf.io.gfile.makedirs(logdir)
-    path = os.path.join(logdir, name)
-    text = graph_text(graph_def)
-    temp = "%s.tmp%s" % (path, uuid.uuid4().hex)
-    with tf.io.gfile.GFile(temp, "w") as out:
-        out.write(text)
-    tf.io.gfile.rename(temp, path, overwrite=True)
-    return path
+def _files_of(descriptor):
+    """The FileDescriptorProtos ``descriptor``'s file needs, dependencies first."""
+    ordered, seen = [], set()
+
+    def visit(file_descriptor):
+        if file_descriptor.name in seen:
+            return
+        seen.add(file_descriptor.name)
+        for dependency in file_descriptor.dependencies:
+            visit(dependency)
+        proto = descriptor_pb2.FileDescriptorProto()
+        file_descriptor.CopyToProto(proto)
+        ordered.append(proto.SerializeToString())
+
+    visit(descriptor.file)
+    return ordered
+
+
+def _framed(pieces):
+    """Length-prefixed ``pieces`` (bytes), preceded by their count."""
+    return b"".join([struct.pack("<Q", len(pieces))]
+                    + [struct.pack("<Q", len(p)) + p for p in pieces])
+
+
+def _unframed(data):
+    (count,), offset, pieces = struct.unpack_from("<Q", data), 8, []
+    for _ in range(count):
+        (size,) = struct.unpack_from("<Q", data, offset)
+        pieces.append(data[offset + 8:offset + 8 + size])
+        offset += 8 + size
+    return pieces
+
+
+def text_in_child(message):
+    """``graph_text(message)`` made by a child Python process; raises if the child fails."""
+    descriptor = message.DESCRIPTOR
+    request = _framed([descriptor.full_name.encode("utf-8")] + _files_of(descriptor)
+                      + [message.SerializeToString()])
+    # loaded by path: importing the package would import TensorFlow into the child
+    program = ("import sys, importlib.util as u; del sys.path[0]; "
+               "s = u.spec_from_file_location('npu_bridge_graph_text', %r); "
+               "m = u.module_from_spec(s); s.loader.exec_module(m); m.child_main()" % __file__)
+    done = subprocess.run([sys.executable, "-c", program], input=request,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
+    if done.returncode != 0:
+        raise RuntimeError("formatting graph text in a child process failed (exit %d): %s"
+                           % (done.returncode, done.stderr.decode("utf-8", "replace")[-2000:]))
+    return done.stdout.decode("utf-8")
+
+
+def child_main():
+    """The child's side of ``text_in_child``: request on stdin, text on stdout."""
+    pieces = _unframed(sys.stdin.buffer.read())
+    pool = descriptor_pool.DescriptorPool()
+    for serialized in pieces[1:-1]:
+        pool.AddSerializedFile(serialized)
+    descriptor = pool.FindMessageTypeByName(pieces[0].decode("utf-8"))
+    if hasattr(message_factory, "GetMessageClass"):  # protobuf >= 4.22
+        message_class = message_factory.GetMessageClass(descriptor)
+    else:
+        message_class = message_factory.MessageFactory(pool).GetPrototype(descriptor)
+    sys.stdout.buffer.write(graph_text(message_class.FromString(pieces[-1])).encode("utf-8"))
+    sys.stdout.buffer.flush()

@@ -35,6 +35,7 @@ import re
 import struct
 import subprocess
 import sys
+import tempfile
 import uuid
 
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory, text_format
@@ -130,12 +131,27 @@ def text_in_child(message):
     program = ("import sys, importlib.util as u; del sys.path[0]; "
                "s = u.spec_from_file_location('npu_bridge_graph_text', %r); "
                "m = u.module_from_spec(s); s.loader.exec_module(m); m.child_main()" % __file__)
-    done = subprocess.run([sys.executable, "-c", program], input=request,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
+    # through files: a pipe fed by ``communicate`` is written 512 bytes per Python
+    # loop turn, tens of thousands of turns holding the GIL for a large graph
+    with tempfile.TemporaryFile() as sent, tempfile.TemporaryFile() as received:
+        sent.write(request)
+        sent.seek(0)
+        done = subprocess.run([sys.executable, "-c", program], stdin=sent, stdout=received,
+                              stderr=subprocess.PIPE, check=False)
+        received.seek(0)
+        output = received.read()
     if done.returncode != 0:
         raise RuntimeError("formatting graph text in a child process failed (exit %d): %s"
                            % (done.returncode, done.stderr.decode("utf-8", "replace")[-2000:]))
-    return done.stdout.decode("utf-8")
+    try:
+        pieces = _unframed(output)
+    except struct.error:
+        pieces = []
+    if len(pieces) != 1 or len(output) != 16 + len(pieces[0]):
+        # something else wrote to the child's stdout (a sitecustomize, say)
+        raise RuntimeError("the child formatting graph text wrote %d unexpected bytes"
+                           % len(output))
+    return pieces[0].decode("utf-8")
 
 
 def child_main():
@@ -149,5 +165,6 @@ def child_main():
         message_class = message_factory.GetMessageClass(descriptor)
     else:
         message_class = message_factory.MessageFactory(pool).GetPrototype(descriptor)
-    sys.stdout.buffer.write(graph_text(message_class.FromString(pieces[-1])).encode("utf-8"))
+    text = graph_text(message_class.FromString(pieces[-1])).encode("utf-8")
+    sys.stdout.buffer.write(_framed([text]))
     sys.stdout.buffer.flush()

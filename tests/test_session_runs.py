@@ -9,6 +9,7 @@ from tensorflow.core.protobuf import config_pb2
 
 from conftest import dataset_input_fn, linear_sgd_step, make_data
 from npu_bridge.core import session_runs
+from npu_bridge.device_loop.read_order import ancestors
 from npu_bridge.npu_init import NPUEstimator, NPURunConfig, NPUEstimatorSpec
 from npu_bridge.tf_private import estimator as estimator_lib
 
@@ -116,21 +117,6 @@ def test_a_session_run_already_replaced_is_left_alone():
     assert session.run(p["after"]) == "theirs"
 
 
-def _waits_for(op, earlier):
-    """Whether ``op`` runs after ``earlier`` through its inputs or control inputs."""
-    pending, visited = [op], set()
-    while pending:
-        current = pending.pop()
-        if current is earlier:
-            return True
-        if current in visited:
-            continue
-        visited.add(current)
-        pending.extend(t.op for t in current.inputs)
-        pending.extend(current.control_inputs)
-    return False
-
-
 def test_npu_estimator_trains_through_the_cached_run_with_exact_steps(tmp_path):
     seen = []
     ordered = []
@@ -141,7 +127,7 @@ def test_npu_estimator_trains_through_the_cached_run_with_exact_steps(tmp_path):
             self._step = estimator_lib.get_or_create_global_step_read()
             loops = [op for op in self._step.graph.get_operations()
                      if op.type in ("While", "StatelessWhile")]
-            ordered.extend(_waits_for(loop, self._step.op) for loop in loops)
+            ordered.extend(self._step.op in ancestors([loop]) for loop in loops)
 
         def before_run(self, run_context):
             return tf.compat.v1.train.SessionRunArgs(self._step)

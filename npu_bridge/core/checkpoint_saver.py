@@ -197,13 +197,16 @@ class CheckpointSaverHook(tf.compat.v1.train.CheckpointSaverHook):
         self._ahead = AheadOfSession(tf.compat.v1.get_default_graph(), self._graph_def_of)
 
     def _graph_def_of(self, graph):
-        """The one GraphDef of every use at session start, and the graph as written here
-        (its digest made already if this process wrote a graph to model_dir before)."""
+        """The one GraphDef of every use at session start, serialised (for the graph
+        record and graph.pbtxt's child: serialising holds the GIL throughout), and the
+        graph as written here (its digest made already if this process wrote a graph to
+        model_dir before)."""
         graph_def = graph.as_graph_def(add_shapes=True)
+        serialized = graph_def.SerializeToString()
         written = _WrittenGraph(graph_def)
         if os.path.realpath(self._checkpoint_dir) in _last_written:
             written.digest  # pylint: disable=pointless-statement
-        return graph_def, written
+        return graph_def, serialized, written
 
     def _begin_schedule(self):
         """The step read after the loop, and the ranks' vote when saves are timed."""
@@ -241,16 +244,17 @@ class CheckpointSaverHook(tf.compat.v1.train.CheckpointSaverHook):
         # rank's server, making it holds the session while it prunes the graph)
         self._prepared_save = PreparedSave(session, saver.saver_def) if prepared else None
         ahead, self._ahead = self._ahead, None  # a session made again makes its own
-        graph_def, written = ahead.result() if ahead is not None else self._graph_def_of(graph)
+        graph_def, serialized, written = (ahead.result() if ahead is not None
+                                          else self._graph_def_of(graph))
         self._meta_graph = PreparedMetaGraph(saver, graph, graph_def) if prepared else None
         graph_changed = self._graph_changed(written)
         if graph_changed:
             if self._save_graph_def:
                 self._pbtxt_writer = threading.Thread(
                     target=write_graph_text, name="npu_bridge_graph_pbtxt",
-                    args=(graph_def, self._checkpoint_dir, "graph.pbtxt"))
+                    args=(graph_def, self._checkpoint_dir, "graph.pbtxt", serialized))
                 self._pbtxt_writer.start()
-            add_graph_def(self._summary_writer, graph, graph_def)
+            add_graph_def(self._summary_writer, graph, serialized)
             self._summary_writer.add_meta_graph(create_meta_graph_def(
                 graph_def=graph_def, saver_def=saver.saver_def if saver else None))
         if self._already_on_disk(session.graph, global_step, graph_changed):

@@ -31,6 +31,7 @@ back to formatting in place if the child cannot run.
 """
 
 import codecs
+import os
 import re
 import struct
 import subprocess
@@ -40,6 +41,9 @@ import uuid
 
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory, text_format
 
+# The child's scheduling priority below the training processes': under contention
+# for the cores it gets about a tenth of a training process's share.
+_NICENESS = 10
 # Smaller contents are left to text_format: escaping them costs little, and
 # the markers would not pay for themselves.
 LARGE_CONTENT = 1024
@@ -107,10 +111,13 @@ def _files_of(descriptor):
     return ordered
 
 
-def _framed(pieces):
-    """Length-prefixed ``pieces`` (bytes), preceded by their count."""
-    return b"".join([struct.pack("<Q", len(pieces))]
-                    + [struct.pack("<Q", len(p)) + p for p in pieces])
+def _write_framed(out, pieces):
+    """Write length-prefixed ``pieces`` (bytes), preceded by their count, to ``out``
+    (piece by piece: joining megabytes first would copy them holding the GIL)."""
+    out.write(struct.pack("<Q", len(pieces)))
+    for piece in pieces:
+        out.write(struct.pack("<Q", len(piece)))
+        out.write(piece)
 
 
 def _unframed(data):
@@ -122,11 +129,14 @@ def _unframed(data):
     return pieces
 
 
-def text_in_child(message):
-    """``graph_text(message)`` made by a child Python process; raises if the child fails."""
+def text_in_child(message, serialized=None):
+    """``graph_text(message)`` made by a child Python process; raises if the child fails.
+
+    ``serialized``: ``message.SerializeToString()``, if the caller has it already."""
     descriptor = message.DESCRIPTOR
-    request = _framed([descriptor.full_name.encode("utf-8")] + _files_of(descriptor)
-                      + [message.SerializeToString()])
+    if serialized is None:
+        serialized = message.SerializeToString()
+    request = [descriptor.full_name.encode("utf-8")] + _files_of(descriptor) + [serialized]
     # loaded by path: importing the package would import TensorFlow into the child
     program = ("import sys, importlib.util as u; del sys.path[0]; "
                "s = u.spec_from_file_location('npu_bridge_graph_text', %r); "
@@ -134,7 +144,7 @@ def text_in_child(message):
     # through files: a pipe fed by ``communicate`` is written 512 bytes per Python
     # loop turn, tens of thousands of turns holding the GIL for a large graph
     with tempfile.TemporaryFile() as sent, tempfile.TemporaryFile() as received:
-        sent.write(request)
+        _write_framed(sent, request)
         sent.seek(0)
         done = subprocess.run([sys.executable, "-c", program], stdin=sent, stdout=received,
                               stderr=subprocess.PIPE, check=False)
@@ -156,6 +166,8 @@ def text_in_child(message):
 
 def child_main():
     """The child's side of ``text_in_child``: request on stdin, text on stdout."""
+    if hasattr(os, "nice"):  # training (the ranks sharing the machine) comes first
+        os.nice(_NICENESS)
     pieces = _unframed(sys.stdin.buffer.read())
     pool = descriptor_pool.DescriptorPool()
     for serialized in pieces[1:-1]:
@@ -166,5 +178,5 @@ def child_main():
     else:
         message_class = message_factory.MessageFactory(pool).GetPrototype(descriptor)
     text = graph_text(message_class.FromString(pieces[-1])).encode("utf-8")
-    sys.stdout.buffer.write(_framed([text]))
+    _write_framed(sys.stdout.buffer, [text])
     sys.stdout.buffer.flush()

@@ -16,14 +16,16 @@ import tensorflow as tf
 from npu_bridge.core.graph_text import graph_text, text_in_child
 
 
-def write_graph_text(graph_def, logdir, name):
-    """Write ``graph_def`` as text to ``logdir/name`` atomically, as ``tf.io.write_graph`` does."""
+def write_graph_text(graph_def, logdir, name, serialized=None):
+    """Write ``graph_def`` as text to ``logdir/name`` atomically, as ``tf.io.write_graph`` does.
+
+    ``serialized``: ``graph_def.SerializeToString()`` if the caller has it already."""
     if sys.byteorder == "big":  # write_graph swaps tensor bytes to little-endian first
         return tf.io.write_graph(graph_def, logdir, name)
     tf.io.gfile.makedirs(logdir)
     path = os.path.join(logdir, name)
     try:
-        text = text_in_child(graph_def)
+        text = text_in_child(graph_def, serialized)
     except (OSError, RuntimeError, ValueError) as error:
         tf.compat.v1.logging.info("npu_bridge: graph.pbtxt formatted in this process: %s", error)
         text = graph_text(graph_def)

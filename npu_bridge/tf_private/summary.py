@@ -12,12 +12,13 @@ fails then.
 """
 
 import tensorflow as tf
+from tensorflow.core.util import event_pb2
 
 from npu_bridge.tf_private import check_version, missing
 
 AREA = "summary"
 check_version(AREA, "summary_ops_v2 writer initialisers, legacy_raw_flush, import_event, "
-                    "FileWriter._add_graph_def and _write_plugin_assets, FileWriterCache")
+                    "FileWriter._add_event and _write_plugin_assets, FileWriterCache")
 
 try:
     from tensorflow.python.ops import gen_summary_ops as _gen_summary_ops
@@ -33,7 +34,7 @@ except (ImportError, AttributeError) as _error:
 try:
     from tensorflow.python.summary.writer.writer import FileWriter as _FileWriter
     from tensorflow.python.summary.writer.writer_cache import FileWriterCache as _FileWriterCache
-    _FileWriter._add_graph_def  # pylint: disable=pointless-statement,protected-access
+    _FileWriter._add_event  # pylint: disable=pointless-statement,protected-access
     _FileWriter._write_plugin_assets  # pylint: disable=pointless-statement,protected-access
     _FileWriterCache._cache  # pylint: disable=pointless-statement,protected-access
     _FileWriterCache._lock  # pylint: disable=pointless-statement,protected-access
@@ -43,11 +44,11 @@ except (ImportError, AttributeError) as _error:
                   _error) from _error
 
 
-def add_graph_def(writer, graph, graph_def):
-    """What ``writer.add_graph(graph)`` writes, from ``graph_def`` (its
-    ``as_graph_def(add_shapes=True)``, made once by the caller) instead of a new one."""
+def add_graph_def(writer, graph, serialized_graph_def):
+    """What ``writer.add_graph(graph)`` writes, from ``serialized_graph_def`` (its
+    ``as_graph_def(add_shapes=True)``, made and serialised once by the caller)."""
     writer._write_plugin_assets(graph)  # pylint: disable=protected-access
-    writer._add_graph_def(graph_def)  # pylint: disable=protected-access
+    writer._add_event(event_pb2.Event(graph_def=serialized_graph_def), None)  # pylint: disable=protected-access
 
 
 def cached_writer_without_graph(logdir):

@@ -49,11 +49,12 @@ import tensorflow as tf
 from tensorflow.core.framework import tensor_pb2
 
 from npu_bridge.tf_private.graph import create_meta_graph_def
-from npu_bridge.tf_private.summary import add_graph_def, cached_writer_without_graph
+from npu_bridge.tf_private.summary import (
+    add_graph_def, add_meta_graph_bytes, cached_writer_without_graph)
 
 from npu_bridge.core.finalized_graph import AheadOfSession
 from npu_bridge.core.graph_text_file import write_graph_text
-from npu_bridge.core.meta_graph_file import PreparedMetaGraph
+from npu_bridge.core.meta_graph_file import PreparedMetaGraph, collection_sizes
 from npu_bridge.core.prepared_save import PreparedSave
 from npu_bridge.distributed.cluster import runtime
 from npu_bridge.distributed.collectives import collectives
@@ -197,16 +198,35 @@ class CheckpointSaverHook(tf.compat.v1.train.CheckpointSaverHook):
         self._ahead = AheadOfSession(tf.compat.v1.get_default_graph(), self._graph_def_of)
 
     def _graph_def_of(self, graph):
-        """The one GraphDef of every use at session start, serialised (for the graph
-        record and graph.pbtxt's child: serialising holds the GIL throughout), and the
-        graph as written here (its digest made already if this process wrote a graph to
-        model_dir before)."""
+        """The one GraphDef of every use at session start; it serialised (for the graph
+        record and graph.pbtxt's child: serialising holds the GIL throughout); the
+        ``.meta`` bytes' PreparedMetaGraph, or None; and the graph as written here (its
+        digest made already if this process wrote a graph to model_dir before)."""
         graph_def = graph.as_graph_def(add_shapes=True)
+        with graph.as_default():  # the saver may come from the graph's collection
+            saver = self._get_saver()
+        meta_graph = (PreparedMetaGraph(saver, graph, graph_def)
+                      if self._save_graph_def and PreparedMetaGraph.usable(saver, graph)
+                      else None)
         serialized = graph_def.SerializeToString()
         written = _WrittenGraph(graph_def)
-        if os.path.realpath(self._checkpoint_dir) in _last_written:
-            written.digest  # pylint: disable=pointless-statement
-        return graph_def, serialized, written
+        last = _last_written.get(os.path.realpath(self._checkpoint_dir))
+        record = None  # the meta-graph record, if the graph will be written
+        if last is None or last.digest != written.digest:
+            with graph.as_default():
+                record = (collection_sizes(graph), create_meta_graph_def(
+                    graph_def=graph_def, saver_def=saver.saver_def if saver else None
+                ).SerializeToString())
+        return graph_def, serialized, meta_graph, written, record
+
+    def _meta_graph_record(self, graph, graph_def, record):
+        """The events file's meta-graph record, the stock hook's: made ahead unless a
+        collection has grown or shrunk since."""
+        if record is not None and record[0] == collection_sizes(graph):
+            return record[1]
+        saver = self._get_saver()
+        return create_meta_graph_def(
+            graph_def=graph_def, saver_def=saver.saver_def if saver else None).SerializeToString()
 
     def _begin_schedule(self):
         """The step read after the loop, and the ranks' vote when saves are timed."""
@@ -244,9 +264,9 @@ class CheckpointSaverHook(tf.compat.v1.train.CheckpointSaverHook):
         # rank's server, making it holds the session while it prunes the graph)
         self._prepared_save = PreparedSave(session, saver.saver_def) if prepared else None
         ahead, self._ahead = self._ahead, None  # a session made again makes its own
-        graph_def, serialized, written = (ahead.result() if ahead is not None
-                                          else self._graph_def_of(graph))
-        self._meta_graph = PreparedMetaGraph(saver, graph, graph_def) if prepared else None
+        graph_def, serialized, meta_graph, written, record = (
+            ahead.result() if ahead is not None else self._graph_def_of(graph))
+        self._meta_graph = meta_graph if prepared else None
         graph_changed = self._graph_changed(written)
         if graph_changed:
             if self._save_graph_def:
@@ -255,8 +275,8 @@ class CheckpointSaverHook(tf.compat.v1.train.CheckpointSaverHook):
                     args=(graph_def, self._checkpoint_dir, "graph.pbtxt", serialized))
                 self._pbtxt_writer.start()
             add_graph_def(self._summary_writer, graph, serialized)
-            self._summary_writer.add_meta_graph(create_meta_graph_def(
-                graph_def=graph_def, saver_def=saver.saver_def if saver else None))
+            add_meta_graph_bytes(self._summary_writer,
+                                 self._meta_graph_record(graph, graph_def, record))
         if self._already_on_disk(session.graph, global_step, graph_changed):
             self._announce(session, global_step)
         else:

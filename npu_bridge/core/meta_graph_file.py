@@ -32,7 +32,7 @@ from npu_bridge.tf_private.checkpoint import saver_saves_nothing
 _SHARD_SUFFIX = re.compile(r"-[\d\?]+-of-\d+$")  # "-00000-of-00002" or "-?????-of-00002"
 
 
-def _collection_sizes(graph):
+def collection_sizes(graph):
     """What can still change in a finalised graph's MetaGraphDef: its collections."""
     return sorted(((repr(key), len(graph.get_collection(key)))
                    for key in graph.get_all_collection_keys()))
@@ -89,7 +89,7 @@ class PreparedMetaGraph(object):
         """``graph_def``: ``graph.as_graph_def(add_shapes=True)`` of the finalised graph, if
         the caller has it (what ``Saver.export_meta_graph`` would make again); else made here."""
         self._saver, self._graph, self._graph_def = saver, graph, graph_def
-        self._sizes = _collection_sizes(graph)
+        self._sizes = collection_sizes(graph)
         self._bytes = None
         self._thread = threading.Thread(target=self._prepare, name="npu_bridge-meta-graph",
                                         daemon=True)  # it only computes; nothing to lose
@@ -127,8 +127,8 @@ class PreparedMetaGraph(object):
     def write(self, checkpoint_path):
         """Writes the ``.meta`` file of the checkpoint ``saver.save`` returned."""
         self._thread.join()
-        if self._bytes is None or _collection_sizes(self._graph) != self._sizes:
-            self._bytes, self._sizes = self._serialise(), _collection_sizes(self._graph)
+        if self._bytes is None or collection_sizes(self._graph) != self._sizes:
+            self._bytes, self._sizes = self._serialise(), collection_sizes(self._graph)
         path = meta_graph_path(checkpoint_path)
         _write_atomically(path, self._bytes)
         return path

@@ -51,6 +51,11 @@ def add_graph_def(writer, graph, serialized_graph_def):
     writer._add_event(event_pb2.Event(graph_def=serialized_graph_def), None)  # pylint: disable=protected-access
 
 
+def add_meta_graph_bytes(writer, serialized_meta_graph_def):
+    """What ``writer.add_meta_graph(meta_graph_def)`` writes, from its serialised bytes."""
+    writer._add_event(event_pb2.Event(meta_graph_def=serialized_meta_graph_def), None)  # pylint: disable=protected-access
+
+
 def cached_writer_without_graph(logdir):
     """``FileWriterCache.get(logdir)``, creating the writer, if new, without a graph record.
 

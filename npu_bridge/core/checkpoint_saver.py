@@ -148,6 +148,13 @@ def graph_digest(graph_def):
     return digest.hexdigest()
 
 
+def _meta_graph_record(graph_def, saver):
+    """The serialised meta-graph record the stock hook writes to the events file (the
+    default graph's collections)."""
+    return create_meta_graph_def(
+        graph_def=graph_def, saver_def=saver.saver_def if saver else None).SerializeToString()
+
+
 class _WrittenGraph(object):
     """The graph last written to a model_dir; its digest is computed when compared, or
     ahead on a thread (``compute_ahead``) so that the next session start finds it."""
@@ -214,19 +221,15 @@ class CheckpointSaverHook(tf.compat.v1.train.CheckpointSaverHook):
         record = None  # the meta-graph record, if the graph will be written
         if last is None or last.digest != written.digest:
             with graph.as_default():
-                record = (collection_sizes(graph), create_meta_graph_def(
-                    graph_def=graph_def, saver_def=saver.saver_def if saver else None
-                ).SerializeToString())
+                record = (collection_sizes(graph), _meta_graph_record(graph_def, saver))
         return graph_def, serialized, meta_graph, written, record
 
-    def _meta_graph_record(self, graph, graph_def, record):
-        """The events file's meta-graph record, the stock hook's: made ahead unless a
-        collection has grown or shrunk since."""
+    def _record_made_ahead_or_now(self, graph, graph_def, record):
+        """The events file's meta-graph record: made ahead unless a collection has grown
+        or shrunk since."""
         if record is not None and record[0] == collection_sizes(graph):
             return record[1]
-        saver = self._get_saver()
-        return create_meta_graph_def(
-            graph_def=graph_def, saver_def=saver.saver_def if saver else None).SerializeToString()
+        return _meta_graph_record(graph_def, self._get_saver())
 
     def _begin_schedule(self):
         """The step read after the loop, and the ranks' vote when saves are timed."""
@@ -276,7 +279,7 @@ class CheckpointSaverHook(tf.compat.v1.train.CheckpointSaverHook):
                 self._pbtxt_writer.start()
             add_graph_def(self._summary_writer, graph, serialized)
             add_meta_graph_bytes(self._summary_writer,
-                                 self._meta_graph_record(graph, graph_def, record))
+                                 self._record_made_ahead_or_now(graph, graph_def, record))
         if self._already_on_disk(session.graph, global_step, graph_changed):
             self._announce(session, global_step)
         else:

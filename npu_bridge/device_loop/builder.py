@@ -28,6 +28,7 @@ import tensorflow as tf
 
 from npu_bridge.distributed.cluster import runtime
 from npu_bridge.device_loop.input_release import release_op as input_release_op
+from npu_bridge.device_loop.input_start import started_by_scaffold
 from npu_bridge.device_loop.loop_values import (
     HookTensors, NamedValues, TrainingRunHook, mirror, read_after)
 from npu_bridge.device_loop.loop_summaries import (
@@ -51,8 +52,14 @@ _Program = collections.namedtuple(
 
 
 def Program(spec, hooks, update_op, eval_dict, loop, scaffold=None, input_release=None):  # pylint: disable=invalid-name
-    return _Program(spec, hooks, update_op, eval_dict, loop,
-                    scaffold if scaffold is not None else spec.scaffold, input_release)
+    """The program, its input iterator started by its scaffold's local init where
+    that can be done (``input_start``) rather than by a hook. Without ``scaffold``
+    the session uses the spec's (training), which is then replaced too."""
+    hooks, starting = started_by_scaffold(
+        list(hooks), scaffold if scaffold is not None else spec.scaffold)
+    if scaffold is None and starting is not spec.scaffold:
+        spec = spec._replace(scaffold=starting)
+    return _Program(spec, hooks, update_op, eval_dict, loop, starting, input_release)
 
 
 @contextlib.contextmanager
@@ -300,6 +307,10 @@ class ProgramBuilder(object):
 
     def evaluate(self, input_result):
         looped, source, hooks = self._input(input_result, ModeKeys.EVAL)
+        # The variable TensorFlow's multi-step eval hook sets before every run,
+        # made before the Estimator reads the default local init op (it does when
+        # model_fn's Scaffold has a local init op), so that op initialises it.
+        steps_per_run = estimator_lib.get_or_create_steps_per_run_variable()
         if not looped:
             spec, update_op, values = self._eval_step(*source)
             locals_of_model_fn = local_variables()
@@ -313,8 +324,6 @@ class ProgramBuilder(object):
                            input_release=self._input_release)
 
         built = {}
-        # The variable TensorFlow's multi-step eval hook sets before every run.
-        steps_per_run = estimator_lib.get_or_create_steps_per_run_variable()
 
         def body(left):
             features, labels = estimator_lib.parse_iterator_result(source.get_next())

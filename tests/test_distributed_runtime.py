@@ -107,3 +107,33 @@ def test_launcher_env_and_ports():
     env = rank_env({"TF_CONFIG": "{}", "X": "1"}, 1, ["h:1", "h:2"])
     assert env["RANK_SIZE"] == "2" and env["RANK_ID"] == "1" and env["X"] == "1"
     assert env[runtime.HOSTS_ENV] == "h:1,h:2" and "TF_CONFIG" not in env
+
+
+@pytest.mark.parametrize("rank, root, writes, restores, order", [
+    # the root rank writes its start checkpoint, then meets the others at the broadcast
+    (0, 0, True, [], ["saver", "broadcast"]),
+    # any other writer (a model_dir of its own) saves the values it was sent
+    (1, 0, True, [], ["broadcast", "saver"]),
+    (0, 1, True, [], ["broadcast", "saver"]),
+    # saving exchanges sharded slots: the order is the same on every rank
+    (0, 0, True, ["restore"], ["restore", "broadcast", "saver"]),
+    (1, 0, False, ["restore"], ["restore", "broadcast", "saver"]),
+    (1, 0, False, [], ["broadcast", "saver"]),
+])
+def test_session_start_order_puts_the_roots_saver_before_the_broadcast_only(
+        clean_env, rank, root, writes, restores, order):
+    from npu_bridge.distributed.sessions import estimator_support
+    clean_env.setenv("RANK_SIZE", "2")
+    clean_env.setenv("RANK_ID", str(rank))
+    clean_env.setenv(runtime.HOSTS_ENV, "127.0.0.1:1,127.0.0.1:2")
+    broadcast = NPUBroadcastGlobalVariablesHook(root)
+    assert broadcast.root_rank == root
+    names = {id(broadcast): "broadcast"}
+    got = estimator_support.session_start_order(list(restores), [broadcast], "saver", writes)
+    assert [names.get(id(h), h) for h in got] == order
+    # without a saver, or without a broadcast, nothing moves
+    assert estimator_support.session_start_order(list(restores), [broadcast], None, writes) == (
+        list(restores) + [broadcast])
+    assert estimator_support.session_start_order(list(restores), [], "saver", writes) == (
+        list(restores) + ["saver"])
+

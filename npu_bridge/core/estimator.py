@@ -219,19 +219,20 @@ class NPUEstimator(estimator_lib.Estimator):
 
     def _with_session_start(self, program, worker_hooks, hooks):
         """(spec, hooks) with the hooks that must act first as a session starts leading
-        its chief hooks, in this order: restoring sharded optimizer slots, the variable
-        broadcast (taken out of ``hooks``), our checkpoint saver where the stock
-        Estimator would add its own (none given, and the config saves checkpoints)."""
+        its chief hooks: restoring sharded optimizer slots, the variable broadcast
+        (taken out of ``hooks``) and our checkpoint saver where the stock Estimator
+        would add its own (none given, and the config saves checkpoints), in the
+        order ``session_start_order`` gives."""
         spec = program.spec
-        first = _ranks.session_start_hooks(spec.scaffold, self._config, self._model_dir)
+        restores = _ranks.session_start_hooks(spec.scaffold, self._config, self._model_dir)
         broadcasts, hooks = _ranks.broadcast_hooks_apart(hooks)
-        first += broadcasts
         given = worker_hooks + hooks + list(spec.training_chief_hooks)
+        saver = None
         if not any(isinstance(h, tf.compat.v1.train.CheckpointSaverHook) for h in given):
             saver = checkpoint_saver.saver_hook_for(
                 self._config, self._model_dir, spec.scaffold, self._writes_checkpoints,
                 step_after_run=program.loop.step_after if program.loop is not None else None)
-            first += [saver] if saver is not None else []
+        first = _ranks.session_start_order(restores, broadcasts, saver, self._writes_checkpoints)
         return spec._replace(training_chief_hooks=first + list(spec.training_chief_hooks)), hooks
 
     # ---- prediction -----------------------------------------------------

@@ -42,6 +42,11 @@ class NPUBroadcastGlobalVariablesHook(tf.compat.v1.train.SessionRunHook):
         self._index = index
         self._op = None
 
+    @property
+    def root_rank(self):
+        """The rank whose values every rank starts from."""
+        return self._root_rank
+
     def begin(self):
         self._op = None
         if runtime.is_distributed():

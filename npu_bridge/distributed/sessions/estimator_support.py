@@ -91,14 +91,36 @@ def session_start_hooks(scaffold, config, model_dir):
 
 
 def broadcast_hooks_apart(hooks):
-    """(the variable broadcast hooks in ``hooks``, the others).
-
-    The estimator runs the broadcast before the checkpoint saver writes the
-    starting step's checkpoint, so that on every rank that checkpoint holds
-    rank 0's values.
-    """
+    """(the variable broadcast hooks in ``hooks``, the others): the estimator orders
+    the broadcasts among the hooks that act first (``session_start_order``)."""
     apart = [h for h in hooks if isinstance(h, broadcast_hook.NPUBroadcastGlobalVariablesHook)]
     return apart, [h for h in hooks if h not in apart]
+
+
+def session_start_order(restores, broadcasts, saver, writes):
+    """The hooks that act first as a training session starts, in their order.
+
+    ``restores``: from ``session_start_hooks``; ``broadcasts``: from
+    ``broadcast_hooks_apart``; ``saver``: the estimator's checkpoint saver, or
+    None; ``writes``: whether this rank writes its model_dir's checkpoints.
+
+    Sharded slots are restored first. The broadcast comes before the saver
+    writes the starting step's checkpoint, so that on every rank that
+    checkpoint holds the root rank's values; on the root rank itself, whose
+    values the broadcast leaves as they are, the saver acts first (as the stock
+    Estimator orders its saver before the hooks given to train()). The other
+    ranks then reach the broadcast while the root writes, rather than waiting in
+    their first run while it writes after the broadcast. Not when saving
+    exchanges sharded slots (a collective): every rank must then meet its
+    collectives in the same order.
+    """
+    if saver is None:
+        return restores + broadcasts
+    # ``restores`` is not empty exactly when the saver exchanges sharded slots.
+    if broadcasts and writes and not restores and runtime.is_distributed() and all(
+            h.root_rank == runtime.rank_info().rank_id for h in broadcasts):
+        return restores + [saver] + broadcasts
+    return restores + broadcasts + [saver]
 
 
 def after_train():

@@ -80,12 +80,57 @@ def test_one_host_run_takes_every_queued_record_in_order_then_ends_on_a_closed_q
                 session.run(send, {value: v})
             assert session.run(outfeed.host_run) == 7
             assert session.run(seen) == b"1,2,3,4,5,6,7,"
-            assert tuple(session.run(outfeed.progress)) == (7, 7)
+            assert outfeed.upkeep(session) == (7, 7)
             session.run(send, {value: 8})
-            session.run(outfeed.close)  # as the host thread runs it first: closes nothing
+            assert outfeed.upkeep(session, flush=True) == (8, 7)  # closes nothing
             session.run(send, {value: 9})
-            session.run(outfeed.close, {outfeed.closing: True})
+            assert outfeed.upkeep(session, close=True) == (9, 7)
             assert session.run(outfeed.host_run) == 2  # what was left before the close
             with pytest.raises(tf.errors.OutOfRangeError):
                 session.run(outfeed.host_run)
             assert session.run(seen) == b"1,2,3,4,5,6,7,8,9,"
+
+
+def test_upkeep_starts_flushes_and_closes_in_one_combination_of_fetches(tmp_path):
+    """The upkeep run starts fn's writer once however often it runs, writes the start
+    event it is given before any record, flushes on request, and closes the queue."""
+    import glob
+    import os
+    from tensorflow.core.util import event_pb2
+
+    logdir = str(tmp_path)
+    with tf.Graph().as_default():
+        value = tf.compat.v1.placeholder_with_default(tf.constant(0, tf.int64), [])
+        step = tf.compat.v1.placeholder_with_default(tf.constant(0, tf.int64), [])
+
+        def fn(x, s):
+            writer = tf.summary.create_file_writer(logdir)
+            with writer.as_default():
+                return [tf.summary.scalar("x", tf.cast(x, tf.float32), step=s)]
+
+        outfeed = Outfeed((fn, [value, step]))
+        send = outfeed.enqueue([])
+        outfeed.build_host_side()
+        assert outfeed.has_writers
+        start = event_pb2.Event(wall_time=1.0, step=3, session_log=event_pb2.SessionLog(
+            status=event_pb2.SessionLog.START))
+        with tf.compat.v1.Session() as session:
+            session.run([tf.compat.v1.global_variables_initializer(),
+                         tf.compat.v1.local_variables_initializer()])
+            assert outfeed.upkeep(session, start_event=start.SerializeToString(),
+                                  flush=True) == (0, 0)
+            for v in range(3, 6):
+                session.run(send, {value: 10 * v, step: v})
+            assert outfeed.upkeep(session) == (3, 0)  # polls, starts no second writer
+            assert session.run(outfeed.host_run) == 3
+            assert outfeed.upkeep(session, flush=True) == (3, 3)
+            files = glob.glob(os.path.join(logdir, "events.out.tfevents.*"))
+            assert len(files) == 1
+            events = list(tf.compat.v1.train.summary_iterator(files[0]))
+            assert outfeed.upkeep(session, close=True) == (3, 3)
+            with pytest.raises(tf.errors.OutOfRangeError):
+                session.run(outfeed.host_run)
+    kinds = [("start", e.step) if e.HasField("session_log") else
+             ("x", e.step, float(tf.make_ndarray(e.summary.value[0].tensor)))
+             for e in events if e.HasField("session_log") or e.HasField("summary")]
+    assert kinds == [("start", 3), ("x", 3, 30.0), ("x", 4, 40.0), ("x", 5, 50.0)]

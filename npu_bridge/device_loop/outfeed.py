@@ -168,7 +168,7 @@ class Outfeed(object):
             self.done = _record_counter("records_done")
 
     def build_host_side(self):
-        """Build, in the outer graph, the host run, writer init/flush and close ops.
+        """Build, in the outer graph, the host run and the upkeep op (``upkeep``).
 
         One ``Session.run`` of ``host_run`` takes the records that are queued
         (at least one, waiting for it on an empty queue; at most
@@ -217,36 +217,68 @@ class Outfeed(object):
         for op in new_writers:  # a later train() on a rank's server must not find them
             summary_ops.give_writer_its_own_resource(op, suffix)
         assert graph is tf.compat.v1.get_default_graph()
-        self.writer_init = tf.group(*new_writers) if new_writers else None
-        self.writer_flush = (tf.group(*[summary_ops.flush_writer(writer=op.inputs[0])
-                                        for op in new_writers]) if new_writers else None)
-        # Initialises fn's writers, writes one serialized Event (a SessionLog.START)
-        # into each and flushes them: one Session.run at session start, as each
-        # new combination of fetches costs the session a pass of Grappler over
-        # the whole graph (0.08 s on a small model alone, several times that on ranks).
-        self.event_to_import = tf.compat.v1.placeholder(tf.string, [], self._name + "_event")
-        self.start_writers = None
-        if new_writers:
-            with tf.control_dependencies([self.writer_init]):
-                imported = [summary_ops.import_event(op.inputs[0], self.event_to_import)
-                            for op in new_writers]
-            with tf.control_dependencies(imported):
-                self.start_writers = tf.group(*[summary_ops.flush_writer(writer=op.inputs[0])
-                                                for op in new_writers])
-        self.progress = (self.sent.read_value(), self.done.read_value())
-        # Closing is fed: the host thread runs it with False as it starts, so
-        # that the session has prepared this combination of fetches long before
-        # end() closes the queue (a first run of it took 0.12-0.63 s on ranks,
-        # at the end of every train(), where the other ranks wait for it).
-        self.closing = tf.compat.v1.placeholder_with_default(False, [], self._name + "_closing")
+        self._build_upkeep([op.inputs[0] for op in new_writers],
+                           tf.group(*new_writers) if new_writers else None)
+        self.abort = self._queue.close(cancel_pending_enqueues=True)
+        return self
+
+    def _build_upkeep(self, writers, writer_init):
+        """One op for every host-side job but the host run: see ``upkeep``.
+
+        Each new combination of fetches and feeds costs the session a pass over
+        the whole graph the first time it runs (0.3-0.7 s each on a rank's
+        server, while the device loop starts beside it). Starting the writers,
+        flushing them, reading the counters and closing the queue were four
+        such combinations; as one op, fed flags choosing the jobs, the session
+        prepares them once, when the writers start.
+        """
+        name = self._name + "_upkeep"
+        self._start_event = tf.compat.v1.placeholder_with_default("", [], name + "_start_event")
+        self._flushing = tf.compat.v1.placeholder_with_default(False, [], name + "_flushing")
+        self._closing = tf.compat.v1.placeholder_with_default(False, [], name + "_closing")
+        self.has_writers = bool(writers)
+
+        def each_writer(make):
+            def jobs():
+                with tf.control_dependencies([make(writer) for writer in writers]):
+                    return tf.no_op()
+            return jobs
+
+        done = []
+        if writers:
+            # Running a writer's init again finds the writer made by the first run.
+            with tf.control_dependencies([writer_init]):
+                imported = tf.cond(
+                    tf.not_equal(self._start_event, ""),
+                    each_writer(lambda w: summary_ops.import_event(w, self._start_event)),
+                    tf.no_op, name=name + "_import")
+            with tf.control_dependencies([imported]):
+                done.append(tf.cond(self._flushing,
+                                    each_writer(lambda w: summary_ops.flush_writer(writer=w)),
+                                    tf.no_op, name=name + "_flush"))
 
         def close_queue():
             with tf.control_dependencies([self._queue.close(cancel_pending_enqueues=False)]):
                 return tf.no_op()
 
-        self.close = tf.cond(self.closing, close_queue, tf.no_op, name=self._name + "_close")
-        self.abort = self._queue.close(cancel_pending_enqueues=True)
-        return self
+        done.append(tf.cond(self._closing, close_queue, tf.no_op, name=name + "_close"))
+        with tf.control_dependencies(done):
+            self._upkeep = (tf.identity(self.sent.read_value()),
+                            tf.identity(self.done.read_value()))
+
+    def upkeep(self, session, start_event=b"", flush=False, close=False):
+        """Run the host side's other jobs in one ``Session.run``; return (sent, done).
+
+        In order: initialise fn's writers (again: a no-op after the first time),
+        import ``start_event`` (a serialized ``Event``) into each if given, flush
+        them if ``flush``; close the queue if ``close`` (the host run then drains
+        it and ends). The counts are read after those jobs. Every call feeds the
+        same three values, so every call is the same combination for the session.
+        """
+        sent, done = session.run(self._upkeep, {self._start_event: start_event,
+                                                self._flushing: flush,
+                                                self._closing: close})
+        return int(sent), int(done)
 
 
 class HostCallHook(tf.compat.v1.train.SessionRunHook):
@@ -279,11 +311,12 @@ class HostCallHook(tf.compat.v1.train.SessionRunHook):
     def after_create_session(self, session, coord):
         self._stop_thread(close=False)
         self._session = session
-        if self._outfeed.writer_init is not None:
-            if self.marks_restart and self._global_step is not None:
-                self._start_writers_marking_restart(session)
-            else:
-                session.run(self._outfeed.writer_init)
+        # Starts fn's writers, and makes the session prepare the upkeep run here,
+        # before the device loop's first run, rather than beside it or at the end.
+        if self.marks_restart and self._global_step is not None and self._outfeed.has_writers:
+            self._start_writers_marking_restart(session)
+        else:
+            self._outfeed.upkeep(session)
         # The threads start with the session's first run: their first runs of a
         # combination of fetches make the session prune and optimise the graph, and
         # on a rank's server that holds the session, so the other hooks' runs here
@@ -299,7 +332,7 @@ class HostCallHook(tf.compat.v1.train.SessionRunHook):
         self._thread = threading.Thread(target=self._drain, args=(session,),
                                         name="npu_bridge-host-call", daemon=True)
         self._thread.start()
-        if self._outfeed.writer_flush is not None:
+        if self._outfeed.has_writers:
             self._stop_flusher.clear()
             self._flusher = threading.Thread(target=self._flush_periodically, args=(session,),
                                              name="npu_bridge-host-call-flush", daemon=True)
@@ -310,18 +343,13 @@ class HostCallHook(tf.compat.v1.train.SessionRunHook):
         event = event_pb2.Event(wall_time=time.time(), step=step + 1,
                                 session_log=event_pb2.SessionLog(
                                     status=event_pb2.SessionLog.START))
-        session.run(self._outfeed.start_writers,
-                    {self._outfeed.event_to_import: event.SerializeToString()})
+        self._outfeed.upkeep(session, start_event=event.SerializeToString(), flush=True)
 
     def _drain(self, session):
         pause = self._outfeed.bounds.host_pause_secs
-        prepared = False
         try:
             while True:
                 taken = session.run(self._outfeed.host_run)
-                if not prepared:  # now the device loop runs: nothing waits for these
-                    self._prepare_end_runs(session)
-                    prepared = True
                 if taken < self._outfeed.block and pause:
                     # The device is ahead of nothing: let records gather, so the
                     # next run takes a block without a wake-up per record.
@@ -336,21 +364,14 @@ class HostCallHook(tf.compat.v1.train.SessionRunHook):
             except Exception:  # pylint: disable=broad-except
                 pass  # the session may be closing already; the device ends anyway
 
-    def _prepare_end_runs(self, session):
-        """Run end()'s close (fed not to close) and the writers' flush once, here on the
-        host thread once the first loop runs, rather than first at the end of the call."""
-        session.run(self._outfeed.close, {self._outfeed.closing: False})
-        if self._outfeed.writer_flush is not None:
-            session.run(self._outfeed.writer_flush)
-
     def _flush_periodically(self, session):
         """Flush fn's writers about every second while records keep arriving."""
         flushed = 0
         while not self._stop_flusher.wait(self._flush_every):
             try:
-                done = int(session.run(self._outfeed.progress)[1])  # as wait_until_written
+                done = self._outfeed.upkeep(session)[1]  # as wait_until_written
                 if done != flushed:
-                    session.run(self._outfeed.writer_flush)
+                    self._outfeed.upkeep(session, flush=True)
                     flushed = done
             except Exception:  # pylint: disable=broad-except
                 return  # the session is closing; end() flushes
@@ -365,7 +386,7 @@ class HostCallHook(tf.compat.v1.train.SessionRunHook):
             return  # this session has not started the host side: nothing was sent
         while True:
             self.raise_if_failed()
-            sent, done = session.run(self._outfeed.progress)
+            sent, done = self._outfeed.upkeep(session)
             if done >= sent:
                 break
             if self._thread is None or not self._thread.is_alive():
@@ -375,8 +396,8 @@ class HostCallHook(tf.compat.v1.train.SessionRunHook):
                     % (sent - done))
             time.sleep(poll_secs)
             poll_secs = min(poll_secs * 2, 0.05)
-        if self._outfeed.writer_flush is not None:
-            session.run(self._outfeed.writer_flush)
+        if self._outfeed.has_writers:
+            self._outfeed.upkeep(session, flush=True)
 
     def after_run(self, run_context, run_values):
         self.raise_if_failed()
@@ -394,7 +415,7 @@ class HostCallHook(tf.compat.v1.train.SessionRunHook):
             return
         if close:
             try:
-                self._session.run(self._outfeed.close, {self._outfeed.closing: True})
+                self._outfeed.upkeep(self._session, close=True)
             except Exception:  # pylint: disable=broad-except
                 pass
         self._thread.join(timeout)
@@ -403,8 +424,8 @@ class HostCallHook(tf.compat.v1.train.SessionRunHook):
     def end(self, session):
         self._stop_thread(close=True)
         self.raise_if_failed()
-        if self._outfeed.writer_flush is not None:
-            session.run(self._outfeed.writer_flush)
+        if self._outfeed.has_writers:
+            self._outfeed.upkeep(session, flush=True)
 
     def shutdown(self, timeout=10.0):
         """Last resort after an abnormal exit: end the host thread without waiting long."""

@@ -264,7 +264,8 @@ class ProgramBuilder(object):
             done, last_start = _training_loop(
                 tf.where(training_run, iterations, 0), body, global_step.read_value())
         initialisers_stay_out_of_the_loop(done)
-        hooks.append(TrainingRunHook(training_run))
+        marks = TrainingRunHook(training_run)
+        hooks.append(marks)
         drop_body_summaries(tf.compat.v1.get_default_graph())
         inner = built["spec"]
         built["hook_tensors"].point_hooks_outside(done)
@@ -272,7 +273,8 @@ class ProgramBuilder(object):
         with tf.control_dependencies([done]):
             loss = tf.identity(built["last_loss"].read_value(), name="last_loss")
             step_after = tf.identity(global_step.read_value(), name="global_step_after")
-        fetch_global_step_as_logged(global_step, training_run, last_start, step_after)
+        fetch_global_step_as_logged(global_step, training_run, last_start, step_after,
+                                    marks.in_marked_run)
         _finish_outfeed(built["outfeed"], hooks)
         if built["summaries"] is not None:
             _finish_outfeed(built["summaries"].outfeed, hooks)

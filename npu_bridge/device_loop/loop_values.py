@@ -6,6 +6,8 @@ after the loop, reads of those variables (ordered after the loop) stand in
 for the body tensors.
 """
 
+import threading
+
 import tensorflow as tf
 
 from npu_bridge.device_loop.read_order import ancestors
@@ -197,10 +199,25 @@ class TrainingRunHook(tf.compat.v1.train.SessionRunHook):
     Without the mark (a hook's own ``sess.run`` of a value read after the loop)
     the loop makes no iterations and the read returns the last step's value
     instead of training N more steps.
+
+    ``in_marked_run()`` tells whether the calling thread is between this hook's
+    ``before_run`` and ``after_run``: the fetches of the estimator's run are
+    resolved there. It may also be true for a hook's own run in that stretch
+    (or after a run that raised), so a caller may use it only to pick a
+    cheaper fetch that is exact outside marked runs, keeping the exact one
+    for every run it says True for.
     """
 
     def __init__(self, flag):
         self._flag = flag
+        self._marking = threading.local()
+
+    def in_marked_run(self):
+        return getattr(self._marking, "on", False)
 
     def before_run(self, run_context):
+        self._marking.on = True
         return tf.compat.v1.train.SessionRunArgs(None, feed_dict={self._flag: True})
+
+    def after_run(self, run_context, run_values):
+        self._marking.on = False

@@ -55,23 +55,33 @@ def is_reference(tensor):
     return tensor.dtype._is_ref_dtype
 
 
-def fetch_global_step_as_logged(global_step, training_run, last_start, step_after):
+def fetch_global_step_as_logged(global_step, training_run, last_start, step_after,
+                                in_training_run):
     """Make fetches of the global step variable itself consistent with a looped run.
 
     In the estimator's own runs (``training_run`` fed True) a fetch gives the
     global step the run's last iteration started from, the step whose loss and
     learning rate hooks see (what the plain Estimator's hooks fetch with that
     step's loss); any other ``sess.run`` of it gives its value after the loop
-    (as a hook's own read after the run does in the plain Estimator). Relies on
-    a variable's fetches going through its ``_as_graph_element`` method, which is
-    shadowed on this one object (savers and meta graphs use ``_graph_element``,
-    which is left alone).
+    (as a hook's own read after the run does in the plain Estimator).
+
+    That fetch needs the loop op, so a run of it alone would make the session
+    prepare the whole loop for it (seconds on a rank's server) and run the loop
+    with no iterations. Where ``in_training_run()`` (called as the fetch is
+    resolved) is False, the fetch is the variable's plain read instead, which
+    gives the same value outside the estimator's runs; it must be True
+    whenever the estimator's own run resolves its fetches.
+
+    Relies on a variable's fetches going through its ``_as_graph_element``
+    method, which is shadowed on this one object (savers and meta graphs use
+    ``_graph_element``, which is left alone).
     """
-    if not callable(getattr(global_step, "_as_graph_element", None)):
+    plain = getattr(global_step, "_as_graph_element", None)
+    if not callable(plain):
         return
     with tf.control_dependencies([step_after]):
         fetched = tf.where(training_run, last_start, step_after, name="global_step_fetched")
-    global_step._as_graph_element = lambda: fetched
+    global_step._as_graph_element = lambda: fetched if in_training_run() else plain()
 
 
 def remove_control_inputs(op, unwanted):

@@ -170,22 +170,26 @@ def test_hooks_fetch_the_global_step_of_the_loss_they_see(tmp_path):
 
 class _ReadsTheStepInItsOwnRuns(tf.compat.v1.train.SessionRunHook):
     """Runs the global step variable alone before and after each of the estimator's runs,
-    tracing the run after it."""
+    tracing those runs."""
 
     def __init__(self):
-        self.before, self.after, self.after_nodes = [], [], []
+        self.before, self.after, self.nodes = [], [], []
 
-    def before_run(self, run_context):
-        self.before.append(int(run_context.session.run(tf.compat.v1.train.get_global_step())))
-
-    def after_run(self, run_context, run_values):
+    def _traced_read(self, session):
         metadata = tf.compat.v1.RunMetadata()
-        self.after.append(int(run_context.session.run(
+        step = int(session.run(
             tf.compat.v1.train.get_global_step(),
             options=tf.compat.v1.RunOptions(trace_level=tf.compat.v1.RunOptions.FULL_TRACE),
-            run_metadata=metadata)))
-        self.after_nodes.append({node.node_name for device in metadata.step_stats.dev_stats
-                                 for node in device.node_stats})
+            run_metadata=metadata))
+        self.nodes.append({node.node_name for device in metadata.step_stats.dev_stats
+                           for node in device.node_stats})
+        return step
+
+    def before_run(self, run_context):
+        self.before.append(self._traced_read(run_context.session))
+
+    def after_run(self, run_context, run_values):
+        self.after.append(self._traced_read(run_context.session))
 
 
 def test_a_hooks_own_run_of_the_global_step_reads_it_without_the_loop(tmp_path):
@@ -194,7 +198,7 @@ def test_a_hooks_own_run_of_the_global_step_reads_it_without_the_loop(tmp_path):
     hook = _ReadsTheStepInItsOwnRuns()
     _train(str(tmp_path), 10, _model_fn(), 25, [hook])
     assert hook.before == [0, 10, 20] and hook.after == [10, 20, 25]
-    ran = set().union(*hook.after_nodes)
+    ran = set().union(*hook.nodes)
     assert any("ReadVariableOp" in name for name in ran)
     assert not [name for name in ran if "npu_loop" in name or "npu_device_loop" in name]
 

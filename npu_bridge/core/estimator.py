@@ -20,6 +20,7 @@ from npu_bridge.core.graceful_stop import (EvaluationInterrupted, GracefulStop,
 from npu_bridge.debugging import estimator_hooks as debugging
 from npu_bridge.device_loop import loop_hooks
 from npu_bridge.device_loop.builder import ProgramBuilder, resource_variables
+from npu_bridge.device_loop.loop_values import marked_run_start_hooks
 from npu_bridge.device_loop.outfeed import HostCallHook, RecordsBeforeCheckpoint
 from npu_bridge.device_loop.plan import plan_evaluation, plan_training
 from npu_bridge.distributed.sessions import estimator_support as _ranks
@@ -172,7 +173,9 @@ class NPUEstimator(estimator_lib.Estimator):
             program = self._builder(plan).train(self._call_input_fn(input_fn, ModeKeys.TRAIN),
                                                 outer_hooks=hooks)
             limit, align = loop_hooks.training_loop_hooks(plan, program.loop)
-            hooks = list(hooks) + limit
+            # after every hook given to train(): their own runs in before_run then read
+            # the global step without the loop (fetch_global_step_as_logged)
+            hooks = list(hooks) + limit + marked_run_start_hooks(program.hooks)
             worker_hooks = ([CachedRunsHook()] + list(program.hooks) + debugging.training_hooks(
                 self._config, self._model_dir, plan, program.loop) + align
                             + [CloseBehindHook(program.input_release)])

@@ -200,24 +200,54 @@ class TrainingRunHook(tf.compat.v1.train.SessionRunHook):
     the loop makes no iterations and the read returns the last step's value
     instead of training N more steps.
 
-    ``in_marked_run()`` tells whether the calling thread is between this hook's
-    ``before_run`` and ``after_run``: the fetches of the estimator's run are
-    resolved there. It may also be true for a hook's own run in that stretch
-    (or after a run that raised), so a caller may use it only to pick a
-    cheaper fetch that is exact outside marked runs, keeping the exact one
-    for every run it says True for.
+    ``in_marked_run()`` tells whether the calling thread is setting up one of
+    those runs: from this hook's ``before_run`` (or, once ``start_hook()`` has
+    been placed among the hooks, from that hook's ``before_run``) to this
+    hook's ``after_run``. The estimator's run resolves its fetches in that
+    stretch. A hook's own run in it (or after a run that raised) is told True
+    too, so a caller may use this only to pick a cheaper fetch that is exact
+    outside marked runs, keeping the exact one for every run it says True for.
     """
 
     def __init__(self, flag):
         self._flag = flag
         self._marking = threading.local()
+        self._starter = None
 
     def in_marked_run(self):
         return getattr(self._marking, "on", False)
 
+    def start_hook(self):
+        """A hook whose ``before_run`` opens the marked stretch instead of this one's.
+
+        Placed after the hooks that may run the session in their own
+        ``before_run`` (those given to ``train()``), it keeps their runs out of
+        the stretch; its place does not matter for exactness.
+        """
+        if self._starter is None:
+            self._starter = _MarkStart(self._marking)
+        return self._starter
+
     def before_run(self, run_context):
-        self._marking.on = True
+        if self._starter is None:
+            self._marking.on = True
         return tf.compat.v1.train.SessionRunArgs(None, feed_dict={self._flag: True})
 
     def after_run(self, run_context, run_values):
         self._marking.on = False
+
+
+def marked_run_start_hooks(hooks):
+    """The start hooks of the ``TrainingRunHook``s among ``hooks``, to place after the
+    hooks given to ``train()``."""
+    return [hook.start_hook() for hook in hooks if isinstance(hook, TrainingRunHook)]
+
+
+class _MarkStart(tf.compat.v1.train.SessionRunHook):
+    """Opens ``TrainingRunHook``'s marked stretch from its place among the hooks."""
+
+    def __init__(self, marking):
+        self._marking = marking
+
+    def before_run(self, run_context):
+        self._marking.on = True

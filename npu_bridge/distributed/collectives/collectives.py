@@ -124,7 +124,8 @@ def allreduce(tensor, reduction="sum", group=WORLD_GROUP):
 def _reshaped(tensor, shape):
     """``tf.reshape(tensor, shape)`` whose shape constant waits for nothing.
 
-    Gradients are usually reduced inside the batch-norm idiom's ``with
+    Every reshape of the collectives goes through here. Gradients are usually
+    reduced inside the batch-norm idiom's ``with
     tf.control_dependencies(update_ops):``, and every constant made there gets
     an edge from each update op: for bench_startup's model (250 gradients, 102
     updates) about 30,000 edges, a third of its graph's, which the session walks
@@ -190,7 +191,7 @@ def allgather(tensor, group=WORLD_GROUP):
         return tf.identity(tensor)
     value, back = _to_native(tensor)
     if value.shape.rank == 0:
-        value = tf.reshape(value, [1])
+        value = _reshaped(value, [1])
     out = collective_ops.all_gather(value, group_size=members.size, group_key=members.key,
                                     instance_key=members.instance_key(),
                                     communication_hint=devices.rank_communication_hint())
@@ -238,7 +239,7 @@ def _send(tensors, members):
     """
     sent = []
     for idx in _by_dtype([t.dtype for t in tensors]):
-        flat = tf.concat([tf.reshape(tensors[i], [-1]) for i in idx], axis=0)
+        flat = tf.concat([_reshaped(tensors[i], [-1]) for i in idx], axis=0)
         value, back = _to_native(flat)
         key = members.instance_key()
         out = collective_ops.broadcast_send(value, value.shape, value.dtype, members.size,
@@ -260,7 +261,7 @@ def _receive(specs, root_rank, members):
                                             communication_hint=devices.rank_communication_hint())
         got = tf.cast(got, back) if back is not None else got
         for i, part in zip(idx, tf.split(got, sizes)):
-            out[i] = tf.reshape(part, specs[i].shape)
+            out[i] = _reshaped(part, specs[i].shape.as_list())
     return out
 
 
@@ -289,7 +290,7 @@ def broadcast(tensors, root_rank=0, group=WORLD_GROUP):
         for sent, idx in _send(tensors, members):
             sizes = [tensors[i].shape.num_elements() for i in idx]
             for i, part in zip(idx, tf.split(sent, sizes)):
-                out[i] = tf.reshape(part, tensors[i].shape)
+                out[i] = _reshaped(part, tensors[i].shape.as_list())
     else:
         out = _receive([tf.TensorSpec(t.shape, t.dtype) for t in tensors], root_rank, members)
     return out[0] if single else out

@@ -155,3 +155,31 @@ def test_precision_mode_reaches_the_session_config():
     hardware = detect_hardware()
     assert (rewrite.auto_mixed_precision == on) == (hardware == "gpu")
     assert (rewrite.auto_mixed_precision_onednn_bfloat16 == on) == (hardware == "cpu_bf16")
+
+
+def test_estimator_sessions_run_one_grappler_round_and_keep_what_the_script_set():
+    from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig
+    from npu_bridge.npu_init import npu_config_proto
+    no_gpu = not tf.config.list_physical_devices("GPU")
+
+    rewrite = NPUEstimator(linear_model_fn()).config.session_config.graph_options.rewrite_options
+    # With no config, the stock Estimator's own default: one round of passes.
+    assert rewrite.meta_optimizer_iterations == RewriterConfig.ONE
+    assert rewrite.disable_tfg_optimizer
+    assert (rewrite.layout_optimizer == RewriterConfig.OFF) == no_gpu
+    assert (rewrite.memory_optimization == RewriterConfig.NO_MEM_OPT) == no_gpu
+
+    given = npu_config_proto(tf.compat.v1.ConfigProto(log_device_placement=False))
+    given.graph_options.rewrite_options.meta_optimizer_iterations = RewriterConfig.TWO
+    given.graph_options.rewrite_options.layout_optimizer = RewriterConfig.ON
+    config = NPUEstimator(linear_model_fn(), config=NPURunConfig(
+        session_config=given, precision_mode="must_keep_origin_dtype")).config.session_config
+    rewrite = config.graph_options.rewrite_options
+    assert rewrite.meta_optimizer_iterations == RewriterConfig.TWO  # the script's, kept
+    assert rewrite.memory_optimization == RewriterConfig.MANUAL  # npu_config_proto's
+    assert rewrite.layout_optimizer == RewriterConfig.ON
+    assert rewrite.remapping == RewriterConfig.OFF and config.allow_soft_placement
+    assert rewrite.auto_mixed_precision == RewriterConfig.OFF
+    assert [c.name for c in rewrite.custom_optimizers] == ["NpuOptimizer"]
+    # The script's own ConfigProto is not changed.
+    assert not given.graph_options.rewrite_options.disable_tfg_optimizer

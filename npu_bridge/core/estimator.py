@@ -14,6 +14,7 @@ from npu_bridge.core import checkpoint_saver, checkpoint_shapes, model_dir_lock
 from npu_bridge.core.config import NPURunConfig
 from npu_bridge.core import user_errors
 from npu_bridge.core.session_closing import CloseBehindHook
+from npu_bridge.core.session_config import estimator_session_config
 from npu_bridge.core.session_runs import CachedRunsHook
 from npu_bridge.core.graceful_stop import (EvaluationInterrupted, GracefulStop,
                                            StopEvaluationOnSignalHook, StopOnSignalHook)
@@ -94,6 +95,7 @@ class NPUEstimator(estimator_lib.Estimator):
         self._job_config = config  # what the script gave, before this rank's changes
         user_errors.remember_py_func_errors()
         config = _ranks.rank_run_config(config)  # ranks: own server, rank-0-only saving
+        config = config.replace(session_config=estimator_session_config(config.session_config))
         super(NPUEstimator, self).__init__(
             model_fn=model_fn, model_dir=model_dir, config=config, params=params,
             warm_start_from=warm_start_from)

@@ -14,6 +14,12 @@ precision, ``mixed_precision.precision_mode``) and op dumps (Grappler's
 op-rewriting passes off, ``debugging.capture.keep_every_op``). For ranks,
 NPUEstimator adds the collective settings and the rank's server on top
 (``distributed.estimator_support.rank_run_config``).
+
+``estimator_session_config`` is what an NPUEstimator's sessions finally run
+with: the Estimator's own default when none is given (with ranks too), and
+Grappler passes that cannot change the program on this machine left out, since
+each new combination of fetches pays for every pass over the whole graph
+(docs/device_loop.md, "Each new combination of fetches").
 """
 
 import tensorflow as tf
@@ -22,6 +28,7 @@ from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig
 
 from npu_bridge.debugging.capture import keep_every_op
 from npu_bridge.mixed_precision.precision_mode import apply_precision_mode
+from npu_bridge.tf_private.estimator import default_session_config
 
 NPU_OPTIMIZER_NAME = "NpuOptimizer"
 
@@ -97,3 +104,38 @@ def run_session_config(session_config, precision_mode=None, keep_ops=False):
             session_config or tf.compat.v1.ConfigProto(allow_soft_placement=True),
             precision_mode)
     return session_config
+
+
+def estimator_session_config(session_config):
+    """A copy of ``session_config`` for an NPUEstimator's sessions (None: the
+    stock Estimator's default, allow_soft_placement and one Grappler round).
+
+    Only settings left at their defaults change:
+    * one round of Grappler's passes, as the Estimator's default asks: a
+      second round over a lowered device loop costs as much as the first, and
+      the program it leaves runs no faster (bench/bench_startup.py);
+    * no TFG pass pipeline: it re-infers shapes into attributes that nothing
+      after it reads;
+    * where TensorFlow sees no GPU, no layout pass and no memory heuristics:
+      the layout pass converts layouts for GPUs only and swapping moves GPU
+      tensors to the host, yet both first analyse the whole graph (with a
+      Dataset's data embedded in it, every byte of it, on each session start).
+      The original adapter's ``npu_config_proto`` turns memory optimization
+      off too; a config that sets it keeps its value.
+    """
+    config = config_pb2.ConfigProto()
+    config.CopyFrom(default_session_config() if session_config is None else session_config)
+    rewrite = config.graph_options.rewrite_options
+    if rewrite.meta_optimizer_iterations == RewriterConfig.DEFAULT_NUM_ITERS:
+        rewrite.meta_optimizer_iterations = RewriterConfig.ONE
+    rewrite.disable_tfg_optimizer = True
+    if not _sees_a_gpu():
+        if rewrite.layout_optimizer == RewriterConfig.DEFAULT:
+            rewrite.layout_optimizer = RewriterConfig.OFF
+        if rewrite.memory_optimization == RewriterConfig.DEFAULT_MEM_OPT:
+            rewrite.memory_optimization = RewriterConfig.NO_MEM_OPT
+    return config
+
+
+def _sees_a_gpu():
+    return bool(tf.config.list_physical_devices("GPU"))

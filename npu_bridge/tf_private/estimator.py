@@ -27,6 +27,7 @@ try:
     from tensorflow.python.training import evaluation as _evaluation
     from tensorflow.python.training import training_util as _training_util
     from tensorflow_estimator.python.estimator import estimator as _estimator
+    from tensorflow_estimator.python.estimator import run_config as _run_config
     from tensorflow_estimator.python.estimator import util as _util
 
     Estimator = _estimator.Estimator
@@ -37,6 +38,7 @@ try:
     parse_iterator_result = _util.parse_iterator_result
     MultiStepStopAfterNEvalsHook = _evaluation._MultiStepStopAfterNEvalsHook  # pylint: disable=protected-access
     get_or_create_steps_per_run_variable = _hooks.get_or_create_steps_per_run_variable
+    default_session_config = _run_config.get_default_session_config
     get_or_create_global_step_read = _training_util._get_or_create_global_step_read  # pylint: disable=protected-access
     for _name in OVERRIDDEN_METHODS + CALLED_METHODS:
         if not callable(getattr(Estimator, _name, None)):

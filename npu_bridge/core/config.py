@@ -140,7 +140,9 @@ OPTIONS = (
            "a finite number of seconds >= 0"),
     Option("session_config", None, _session_config, HONOURED,
            "a tf.compat.v1.ConfigProto; its NpuOptimizer entry may carry "
-           "iterations_per_loop and precision_mode"),
+           "iterations_per_loop and precision_mode; NPUEstimator's sessions add "
+           "Grappler settings where it leaves them at their defaults "
+           "(`core/session_config.estimator_session_config`)"),
     Option("keep_checkpoint_max", 5, _non_negative, HONOURED, "an int >= 0"),
     Option("keep_checkpoint_every_n_hours", 10000, check_optional_seconds, HONOURED,
            "a finite number >= 0"),

@@ -32,6 +32,7 @@ import time
 
 import tensorflow as tf
 
+from npu_bridge.distributed.cluster.devices import physical_gpu_count
 from npu_bridge.core.graceful_stop import GracefulStop
 from npu_bridge.tf_private import session as session_lib
 
@@ -41,14 +42,6 @@ MAX_PENDING = 2
 
 _pending = []  # the closing threads that have not ended
 _pending_lock = threading.Lock()
-_gpus = None
-
-
-def _gpus_visible():
-    global _gpus
-    if _gpus is None:
-        _gpus = bool(tf.config.list_physical_devices("GPU"))
-    return _gpus
 
 
 def _close(session, release, started):
@@ -112,7 +105,7 @@ class CloseBehindHook(tf.compat.v1.train.SessionRunHook):
         self._release = release
 
     def begin(self):
-        wait_for_closes(0 if _gpus_visible() else MAX_PENDING - 1)
+        wait_for_closes(0 if physical_gpu_count() else MAX_PENDING - 1)
 
     def end(self, session):
         if GracefulStop.stopping() is not None:

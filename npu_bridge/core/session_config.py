@@ -27,6 +27,7 @@ from tensorflow.core.protobuf import config_pb2
 from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig
 
 from npu_bridge.debugging.capture import keep_every_op
+from npu_bridge.distributed.cluster.devices import physical_gpu_count
 from npu_bridge.mixed_precision.precision_mode import apply_precision_mode
 from npu_bridge.tf_private.estimator import default_session_config
 
@@ -129,13 +130,9 @@ def estimator_session_config(session_config):
     if rewrite.meta_optimizer_iterations == RewriterConfig.DEFAULT_NUM_ITERS:
         rewrite.meta_optimizer_iterations = RewriterConfig.ONE
     rewrite.disable_tfg_optimizer = True
-    if not _sees_a_gpu():
+    if not physical_gpu_count():
         if rewrite.layout_optimizer == RewriterConfig.DEFAULT:
             rewrite.layout_optimizer = RewriterConfig.OFF
         if rewrite.memory_optimization == RewriterConfig.DEFAULT_MEM_OPT:
             rewrite.memory_optimization = RewriterConfig.NO_MEM_OPT
     return config
-
-
-def _sees_a_gpu():
-    return bool(tf.config.list_physical_devices("GPU"))
